@@ -1,0 +1,56 @@
+/** A crew after loading: agents and tasks with every default applied, ready for the engine. */
+
+/** A JSON Schema object, as written in `output_json`. */
+export type JsonSchema = Record<string, unknown>;
+
+export type ProcessKind = 'sequential' | 'hierarchical';
+
+export interface AgentDefinition {
+  /** The key in agents.yaml. */
+  readonly name: string;
+  readonly role: string;
+  readonly goal: string;
+  readonly backstory: string;
+  /** `provider/model`; absent means the crew's `llm`, then the `MODEL` default. */
+  readonly llm?: string;
+  /** Names of tools from the tool registry. */
+  readonly tools: readonly string[];
+  /** Upper bound on model calls in one task attempt; crewAI's default of 20 applies when absent. */
+  readonly maxIter: number;
+  readonly maxRpm?: number;
+  readonly allowDelegation: boolean;
+  readonly verbose: boolean;
+}
+
+export interface TaskDefinition {
+  /** The key in tasks.yaml; this is the `task_id` clients see and send back on /resume. */
+  readonly name: string;
+  readonly description: string;
+  readonly expectedOutput: string;
+  /** Name of the agent that performs the task. */
+  readonly agent: string;
+  /**
+   * Names of earlier tasks whose outputs form this task's context.
+   * `undefined` means every earlier task (crewAI's rule); `[]` means none.
+   */
+  readonly context?: readonly string[];
+  readonly humanInput: boolean;
+  readonly outputJson?: JsonSchema;
+  /** Tool names that replace the agent's tools for this task, when given. */
+  readonly tools?: readonly string[];
+}
+
+export interface CrewDefinition {
+  readonly name: string;
+  readonly process: ProcessKind;
+  readonly llm?: string;
+  readonly managerLlm?: string;
+  readonly agents: ReadonlyMap<string, AgentDefinition>;
+  /** In file order; the order tasks run in. */
+  readonly tasks: readonly TaskDefinition[];
+  /** Distinct `{placeholder}` names in order of first appearance: what `GET /inputs` returns. */
+  readonly requiredInputs: readonly string[];
+}
+
+/** Input values from a kickoff, keyed by placeholder name. */
+export type CrewInputs = Readonly<Record<string, unknown>>;

@@ -1,0 +1,37 @@
+import type { TaskOutput } from './task-output.ts';
+import type { TokenUsage } from './usage.ts';
+
+/** One agent step: a tool call with its result, or the final answer (tool is null). */
+export interface AgentStep {
+  readonly taskId: string;
+  /** The agent's role. */
+  readonly agent: string;
+  /** The user prompt the agent was working on. */
+  readonly prompt: string;
+  /** The model's text for this step: its reasoning before a tool call, or the final answer. */
+  readonly thought: string;
+  readonly tool: string | null;
+  readonly toolInput: unknown;
+  /** The tool's result, or the final answer when tool is null. */
+  readonly result: string;
+}
+
+/** Events the engine emits while running a crew, named noun-then-verb. */
+export type EngineEvent =
+  | { readonly type: 'task-start'; readonly taskId: string; readonly agent: string; readonly attempt: number }
+  | { readonly type: 'step-end'; readonly step: AgentStep }
+  | {
+      readonly type: 'model-call-end';
+      readonly taskId: string;
+      readonly model: string;
+      readonly usage: TokenUsage;
+      readonly durationMs: number;
+    }
+  | {
+      readonly type: 'task-end';
+      readonly output: TaskOutput;
+      /** True when the task has `human_input` and now waits for feedback. */
+      readonly awaitingHumanInput: boolean;
+    };
+
+export type EngineEventType = EngineEvent['type'];

@@ -1,0 +1,83 @@
+import type { AgentStep } from './events.ts';
+import type { HumanFeedback, TaskOutput } from './task-output.ts';
+import type { TokenUsage } from './usage.ts';
+
+export const executionStates = ['PENDING', 'RUNNING', 'PAUSED', 'SUCCESS', 'FAILED', 'REVOKED'] as const;
+export type ExecutionState = (typeof executionStates)[number];
+
+/** Allowed state changes; `canTransition` is the one place they are checked. */
+export const transitions: Record<ExecutionState, readonly ExecutionState[]> = {
+  PENDING: ['RUNNING', 'FAILED', 'REVOKED'],
+  RUNNING: ['PAUSED', 'SUCCESS', 'FAILED', 'REVOKED'],
+  PAUSED: ['RUNNING', 'SUCCESS', 'FAILED', 'REVOKED'],
+  SUCCESS: [],
+  FAILED: [],
+  REVOKED: [],
+};
+
+export function canTransition(from: ExecutionState, to: ExecutionState): boolean {
+  return transitions[from].includes(to);
+}
+
+export function isFinished(state: ExecutionState): boolean {
+  return transitions[state].length === 0;
+}
+
+export type WebhookAuthentication =
+  | { readonly strategy: 'bearer'; readonly token: string }
+  | { readonly strategy: 'basic'; readonly username: string; readonly password: string };
+
+export interface HumanInputWebhook {
+  readonly url: string;
+  readonly authentication?: WebhookAuthentication;
+}
+
+/**
+ * Where notifications go. Task, step and crew URLs hold for one leg (kickoff, then each /resume);
+ * the human-input webhook stays until a /resume replaces it.
+ */
+export interface WebhookTargets {
+  readonly taskUrl: string | null;
+  readonly stepUrl: string | null;
+  readonly crewUrl: string | null;
+  readonly humanInput: HumanInputWebhook | null;
+}
+
+export const noWebhooks: WebhookTargets = { taskUrl: null, stepUrl: null, crewUrl: null, humanInput: null };
+
+/** A task output waiting for a person's feedback. */
+export interface PendingHumanInput {
+  readonly taskId: string;
+  readonly attempt: number;
+  readonly output: TaskOutput;
+}
+
+/** Who started an execution: user tokens see only their own. */
+export interface ExecutionOwner {
+  readonly tokenId: string;
+  /** Set for user tokens; null for organization tokens. */
+  readonly userId: string | null;
+}
+
+export interface Execution {
+  readonly id: string;
+  readonly state: ExecutionState;
+  readonly inputs: Readonly<Record<string, unknown>>;
+  readonly meta: Readonly<Record<string, unknown>> | null;
+  readonly webhooks: WebhookTargets;
+  readonly owner: ExecutionOwner;
+  /** Accepted task outputs in task order: finished tasks and approved human-input tasks. */
+  readonly outputs: readonly TaskOutput[];
+  readonly feedback: readonly HumanFeedback[];
+  readonly pending: PendingHumanInput | null;
+  readonly currentTask: string | null;
+  readonly lastStep: AgentStep | null;
+  readonly usage: TokenUsage;
+  readonly result: string | null;
+  readonly resultJson: Record<string, unknown> | null;
+  readonly error: string | null;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+  readonly startedAt: Date | null;
+  readonly finishedAt: Date | null;
+}

@@ -1,0 +1,38 @@
+import type { TokenUsage } from './usage.ts';
+
+/** What one attempt of a task produced. The task webhook and `/status` `tasks[]` are built from it. */
+export interface TaskOutput {
+  /** The task's name in tasks.yaml. */
+  readonly taskId: string;
+  readonly description: string;
+  readonly expectedOutput: string;
+  /** The first words of the output, for lists and notifications. */
+  readonly summary: string;
+  /** The agent's role. */
+  readonly agent: string;
+  /** The raw final answer. */
+  readonly output: string;
+  /** The parsed answer when the task has `output_json`, else null. */
+  readonly outputJson: Record<string, unknown> | null;
+  readonly usage: TokenUsage;
+  /** 1 for the first attempt; raised by each rejection on /resume. */
+  readonly attempt: number;
+}
+
+/** Feedback a person gave on a human-input task through /resume. */
+export interface HumanFeedback {
+  readonly taskId: string;
+  /** The attempt the feedback was given on. */
+  readonly attempt: number;
+  readonly text: string;
+  readonly approved: boolean;
+  /** The output the feedback was given on; a rejected one is shown to the agent on its retry. */
+  readonly output: string;
+}
+
+const summaryWords = 10;
+
+export function summarize(output: string): string {
+  const words = output.trim().split(/\s+/).filter(Boolean);
+  return words.length <= summaryWords ? words.join(' ') : `${words.slice(0, summaryWords).join(' ')}...`;
+}

@@ -1,0 +1,43 @@
+import type { CrewDefinition, CrewInputs } from '../domain/crew.ts';
+import type { EngineEvent } from '../domain/events.ts';
+import type { HumanFeedback, TaskOutput } from '../domain/task-output.ts';
+import type { TokenUsage } from '../domain/usage.ts';
+import type { ModelResolver } from '../llm/chat-model.ts';
+import type { ToolRegistry } from './tool.ts';
+
+/** Where a run starts from: nothing for a fresh execution, or what a stored execution already has. */
+export interface Checkpoint {
+  /** Accepted outputs, in task order. Tasks listed here never run again. */
+  readonly outputs: readonly TaskOutput[];
+  /** Every feedback given so far, oldest first. */
+  readonly feedback: readonly HumanFeedback[];
+}
+
+export interface RunCrewRequest {
+  readonly crew: CrewDefinition;
+  readonly inputs: CrewInputs;
+  readonly checkpoint: Checkpoint;
+  readonly models: ModelResolver;
+  readonly tools: ToolRegistry;
+  /** Default `provider/model` for agents and crews without `llm` (the MODEL variable). */
+  readonly defaultModel: string | undefined;
+  readonly signal: AbortSignal;
+  /** Awaited before the engine goes on, so a listener can persist an event before anything follows it. */
+  readonly onEvent: (event: EngineEvent) => void | Promise<void>;
+}
+
+export type RunOutcome =
+  | {
+      readonly kind: 'completed';
+      /** Every task's accepted output, in order; the last one is the crew's result. */
+      readonly outputs: readonly TaskOutput[];
+      /** Tokens spent by this call alone. */
+      readonly usage: TokenUsage;
+    }
+  | {
+      readonly kind: 'paused';
+      /** The output of the human-input task now waiting for feedback. */
+      readonly output: TaskOutput;
+      /** Tokens spent by this call alone. */
+      readonly usage: TokenUsage;
+    };

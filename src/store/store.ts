@@ -1,0 +1,210 @@
+import type { AgentStep } from '../domain/events.ts';
+import type {
+  Execution,
+  ExecutionOwner,
+  ExecutionState,
+  PendingHumanInput,
+  WebhookTargets,
+} from '../domain/execution.ts';
+import type { HumanFeedback, TaskOutput } from '../domain/task-output.ts';
+import type { TokenUsage } from '../domain/usage.ts';
+
+/**
+ * The store port. Adapters (sqlite/, postgres/) implement it; it holds data and guarantees atomicity, while every
+ * rule about what a change means lives in the service that calls it.
+ */
+export interface Store extends ExecutionStore, EventStore, TokenStore, OutboxStore {
+  /** Applies pending migrations; safe to call from several processes at once. */
+  migrate(): Promise<void>;
+  /** Resolves when the database answers; rejects otherwise (readiness). */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface NewExecution {
+  readonly id: string;
+  readonly inputs: Readonly<Record<string, unknown>>;
+  readonly meta: Readonly<Record<string, unknown>> | null;
+  readonly webhooks: WebhookTargets;
+  readonly owner: ExecutionOwner;
+  /** With the owner's token id, makes kickoff idempotent. */
+  readonly idempotencyKey: string | null;
+  /** A hash of the kickoff body, compared when the same idempotency key comes again. */
+  readonly requestHash: string | null;
+  readonly createdAt: Date;
+}
+
+export type CreateExecutionResult =
+  | { readonly created: true; readonly execution: Execution }
+  /** An execution with the same owner token and idempotency key exists already. */
+  | { readonly created: false; readonly execution: Execution; readonly requestHash: string | null };
+
+export interface ExecutionQuery {
+  readonly state?: ExecutionState;
+  /** Only executions started by this user's tokens. */
+  readonly userId?: string;
+  readonly limit: number;
+  /** Opaque cursor from a previous page's `nextCursor`. */
+  readonly cursor?: string;
+}
+
+export interface ExecutionPage {
+  /** Newest first. */
+  readonly items: readonly Execution[];
+  readonly nextCursor: string | null;
+}
+
+/** Fields a change may overwrite; absent fields stay as they are. */
+export interface ExecutionPatch {
+  readonly currentTask?: string | null;
+  readonly lastStep?: AgentStep | null;
+  readonly usage?: TokenUsage;
+  readonly result?: string | null;
+  readonly resultJson?: Record<string, unknown> | null;
+  readonly error?: string | null;
+  readonly webhooks?: WebhookTargets;
+  readonly startedAt?: Date;
+  readonly finishedAt?: Date;
+}
+
+/**
+ * One atomic change of an execution: everything here is written in a single transaction, or nothing is.
+ * The guards make it a compare-and-set.
+ */
+export interface ExecutionChange {
+  readonly executionId: string;
+  /** Applies only while the execution is in one of these states. */
+  readonly fromStates: readonly ExecutionState[];
+  /** Applies only while the pending human input is exactly this task and attempt. */
+  readonly expectPending?: { readonly taskId: string; readonly attempt: number };
+  readonly state?: ExecutionState;
+  readonly patch?: ExecutionPatch;
+  /** Appended to the accepted outputs. */
+  readonly appendOutput?: TaskOutput;
+  /** Sets (or with null clears) the pending human input. */
+  readonly pending?: PendingHumanInput | null;
+  readonly appendFeedback?: HumanFeedback;
+  /** Appended to the execution's event log, numbered in order. */
+  readonly events?: readonly NewExecutionEvent[];
+  /** Webhook messages to deliver once this change is committed. */
+  readonly outbox?: readonly NewOutboxMessage[];
+  readonly now: Date;
+}
+
+export interface ExecutionStore {
+  createExecution(execution: NewExecution): Promise<CreateExecutionResult>;
+  getExecution(id: string): Promise<Execution | null>;
+  listExecutions(query: ExecutionQuery): Promise<ExecutionPage>;
+  /** Ids of executions in these states, oldest first (recovery and dispatch). */
+  listExecutionIds(states: readonly ExecutionState[], limit: number): Promise<readonly string[]>;
+  /** Applies the change when its guards hold; returns the updated execution, or null when they did not. */
+  applyChange(change: ExecutionChange): Promise<Execution | null>;
+  /** Counts executions by state (metrics). */
+  countByState(): Promise<Readonly<Record<ExecutionState, number>>>;
+}
+
+export interface NewExecutionEvent {
+  /** A name such as `task-end` or `execution-end`. */
+  readonly type: string;
+  readonly data: Readonly<Record<string, unknown>>;
+}
+
+export interface StoredExecutionEvent extends NewExecutionEvent {
+  readonly executionId: string;
+  /** 1, 2, 3… within one execution; the SSE event id. */
+  readonly sequence: number;
+  readonly createdAt: Date;
+}
+
+export interface EventStore {
+  /** Events with a sequence above `afterSequence`, in order. */
+  listEvents(
+    executionId: string,
+    afterSequence: number,
+    limit: number,
+  ): Promise<readonly StoredExecutionEvent[]>;
+}
+
+export type TokenKind = 'org' | 'user';
+
+export interface TokenRecord {
+  readonly id: string;
+  readonly kind: TokenKind;
+  readonly userId: string | null;
+  readonly name: string | null;
+  /** SHA-256 of the secret, hex; the secret itself is never stored. */
+  readonly hash: string;
+  readonly createdAt: Date;
+  readonly revokedAt: Date | null;
+}
+
+export interface TokenStore {
+  /** Inserts a token; inserting the same hash again is a no-op that returns the existing record. */
+  createToken(token: TokenRecord): Promise<TokenRecord>;
+  /** The token with this hash if it exists and is not revoked. */
+  findActiveToken(hash: string): Promise<TokenRecord | null>;
+  listTokens(): Promise<readonly TokenRecord[]>;
+  /** Returns false when no such token exists. */
+  revokeToken(id: string, now: Date): Promise<boolean>;
+}
+
+export type WebhookKind = 'task' | 'step' | 'crew' | 'human_input';
+
+export interface NewOutboxMessage {
+  /** The `webhook-id` header: the same on every attempt. */
+  readonly id: string;
+  readonly kind: WebhookKind;
+  readonly url: string;
+  readonly payload: Readonly<Record<string, unknown>>;
+  /** Extra request headers (human-input authentication). Secret: never returned by an endpoint or logged. */
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+export interface OutboxMessage extends NewOutboxMessage {
+  readonly executionId: string;
+  readonly status: DeliveryStatus;
+  /** Attempts made so far. */
+  readonly attempts: number;
+  readonly nextAttemptAt: Date;
+  readonly createdAt: Date;
+}
+
+export interface DeliveryAttempt {
+  readonly messageId: string;
+  readonly attempt: number;
+  readonly at: Date;
+  readonly statusCode: number | null;
+  /** Why the attempt failed, in our words (never the receiver's body). */
+  readonly error: string | null;
+  readonly durationMs: number;
+}
+
+export type DeliveryOutcome =
+  | { readonly kind: 'delivered' }
+  | { readonly kind: 'retry'; readonly at: Date }
+  | { readonly kind: 'failed' };
+
+export interface OutboxStore {
+  /**
+   * Leases up to `limit` due messages for `leaseMs`: only the oldest pending message of each (execution, url)
+   * pair, so deliveries to one URL stay in order. A leased message is not handed out again until its lease ends.
+   */
+  claimDueMessages(now: Date, limit: number, leaseMs: number): Promise<readonly OutboxMessage[]>;
+  /** Records an attempt and what happens next, in one transaction. */
+  recordDelivery(attempt: DeliveryAttempt, outcome: DeliveryOutcome): Promise<void>;
+  /** Messages of one execution with their attempts, oldest first; `headers` are left out. */
+  listDeliveries(executionId: string): Promise<readonly DeliveryRecord[]>;
+  /** Messages that exhausted their retries (metrics). */
+  countFailedMessages(): Promise<number>;
+}
+
+export interface DeliveryRecord {
+  readonly id: string;
+  readonly kind: WebhookKind;
+  readonly url: string;
+  readonly status: DeliveryStatus;
+  readonly createdAt: Date;
+  readonly attempts: readonly Omit<DeliveryAttempt, 'messageId'>[];
+}
