@@ -1,0 +1,73 @@
+import type { CrewDefinition } from '../domain/crew.ts';
+import type { Execution, ExecutionState, HumanInputWebhook, WebhookTargets } from '../domain/execution.ts';
+import type { DeliveryRecord, ExecutionPage, StoredExecutionEvent } from '../store/store.ts';
+
+/** Who is calling, from their bearer token. User callers see only the executions they started. */
+export interface Caller {
+  readonly tokenId: string;
+  readonly kind: 'org' | 'user';
+  readonly userId: string | null;
+}
+
+export interface KickoffRequest {
+  readonly inputs: Readonly<Record<string, unknown>>;
+  readonly meta: Readonly<Record<string, unknown>> | null;
+  readonly webhooks: WebhookTargets;
+  readonly idempotencyKey: string | null;
+  readonly caller: Caller;
+}
+
+export interface ResumeRequest {
+  readonly executionId: string;
+  readonly taskId: string;
+  readonly feedback: string;
+  readonly approve: boolean;
+  /** Task, step and crew URLs for the next leg (absent ones get nothing more). */
+  readonly taskUrl: string | null;
+  readonly stepUrl: string | null;
+  readonly crewUrl: string | null;
+  /** Replaces the kickoff's human-input webhook when given. */
+  readonly humanInput: HumanInputWebhook | null;
+  readonly caller: Caller;
+}
+
+export type ResumeStatus = 'resumed' | 'retrying' | 'completed';
+
+export interface ResumeResult {
+  readonly status: ResumeStatus;
+  readonly message: string;
+}
+
+export interface ListRequest {
+  readonly state?: ExecutionState;
+  readonly limit: number;
+  readonly cursor?: string;
+  readonly caller: Caller;
+}
+
+/**
+ * What the HTTP API (and any other front end) can ask of crewd. Unknown executions and other users' executions
+ * both throw `CrewdError('NOT_FOUND')`.
+ */
+export interface ExecutionService {
+  readonly crew: CrewDefinition;
+  /** Saves the execution, then queues it to run; throws `MissingInputsError` and `IDEMPOTENCY_CONFLICT`. */
+  kickoff(request: KickoffRequest): Promise<{ readonly kickoffId: string }>;
+  get(executionId: string, caller: Caller): Promise<Execution>;
+  /** Throws `NOT_PENDING_HUMAN_INPUT` when the execution is not paused on that task (or another resume won). */
+  resume(request: ResumeRequest): Promise<ResumeResult>;
+  /** Stops the execution (aborting a model call in flight) and marks it REVOKED; finished ones stay as they are. */
+  cancel(executionId: string, caller: Caller): Promise<Execution>;
+  list(request: ListRequest): Promise<ExecutionPage>;
+  /**
+   * The execution's events after `afterSequence`, then new ones as they happen; ends when the execution is
+   * finished and every event was yielded, or when `signal` aborts.
+   */
+  watchEvents(
+    executionId: string,
+    caller: Caller,
+    afterSequence: number,
+    signal: AbortSignal,
+  ): AsyncIterable<StoredExecutionEvent>;
+  deliveries(executionId: string, caller: Caller): Promise<readonly DeliveryRecord[]>;
+}
