@@ -1,0 +1,292 @@
+import { createServer } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** One answer of the fake server. */
+export interface FakeReply {
+  /** Assistant text. */
+  content?: string;
+  /** Native tool calls; ids are generated per server: call_1, call_2… */
+  toolCalls?: { name: string; arguments: unknown }[];
+  /** Defaults to `{prompt_tokens: 10, completion_tokens: 5}`. */
+  usage?: { prompt_tokens: number; completion_tokens: number };
+  /** An error status (e.g. 429, 500): answers an OpenAI-style error body. */
+  status?: number;
+  /** The `error.message` of an error body; lets tests check that provider text never leaks. */
+  errorMessage?: string;
+  /** Extra response headers, e.g. `{'retry-after': '1'}`. */
+  headers?: Record<string, string>;
+  /** Wait before answering (slow answers, timeouts). */
+  delayMs?: number;
+}
+
+export interface RecordedRequest {
+  path: string;
+  headers: Record<string, string | string[] | undefined>;
+  /** The parsed JSON body; the raw text when it is not JSON; undefined when empty. */
+  body: any;
+}
+
+export type FakeResponder = (request: RecordedRequest) => FakeReply;
+
+export interface FakeOpenAIServer {
+  /** Base URL ending in /v1, for OPENAI_BASE_URL. */
+  readonly url: string;
+  readonly requests: RecordedRequest[];
+  /** Queues replies (FIFO); the queue is used before the responder. */
+  enqueue(...replies: FakeReply[]): void;
+  respondWith(responder: FakeResponder): void;
+  /** Stops the server; requests still in flight are ended. */
+  close(): Promise<void>;
+}
+
+const defaultUsage = { prompt_tokens: 10, completion_tokens: 5 };
+
+/** Starts a fake OpenAI-compatible Chat Completions server on 127.0.0.1 with a free port. */
+export async function startFakeOpenAI(options: { respond?: FakeResponder } = {}): Promise<FakeOpenAIServer> {
+  const requests: RecordedRequest[] = [];
+  const queue: FakeReply[] = [];
+  let responder: FakeResponder | undefined = options.respond;
+  let nextToolCall = 1;
+  let nextCompletion = 1;
+  const pendingDelays = new Set<() => void>();
+
+  const server = createServer((request, response) => {
+    void handle(request, response).catch(() => response.destroy());
+  });
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const recorded: RecordedRequest = {
+      path: (request.url ?? '/').split('?')[0] ?? '/',
+      headers: { ...request.headers },
+      body: parseBody(await readBody(request)),
+    };
+    requests.push(recorded);
+
+    if (request.method === 'GET' && recorded.path === '/v1/models') {
+      sendJson(response, 200, {
+        object: 'list',
+        data: [{ id: 'fake-model', object: 'model', created: 0, owned_by: 'fake' }],
+      });
+      return;
+    }
+    if (request.method !== 'POST' || recorded.path !== '/v1/chat/completions') {
+      sendJson(response, 404, { error: { message: 'Not found', type: 'invalid_request_error', code: null } });
+      return;
+    }
+
+    const reply = queue.shift() ?? responder?.(recorded) ?? defaultReply(recorded);
+    if (reply.delayMs !== undefined && reply.delayMs > 0) {
+      const answered = await delay(reply.delayMs, response);
+      if (!answered) return;
+    }
+    if (response.destroyed) return;
+    const headers = reply.headers ?? {};
+    if (reply.status !== undefined && reply.status >= 400) {
+      sendJson(
+        response,
+        reply.status,
+        {
+          error: {
+            message: reply.errorMessage ?? `Fake error with status ${reply.status}`,
+            type: reply.status === 429 ? 'rate_limit_exceeded' : 'server_error',
+            code: null,
+          },
+        },
+        headers,
+      );
+      return;
+    }
+    const completion = {
+      id: `chatcmpl-${nextCompletion++}`,
+      created: Math.floor(Date.now() / 1000),
+      model: typeof recorded.body?.model === 'string' ? recorded.body.model : 'fake-model',
+      toolCalls: (reply.toolCalls ?? []).map((call) => ({
+        id: `call_${nextToolCall++}`,
+        name: call.name,
+        arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments ?? {}),
+      })),
+      content: reply.content,
+      usage: reply.usage ?? defaultUsage,
+    };
+    if (recorded.body?.stream === true) {
+      sendStream(response, completion, recorded.body?.stream_options?.include_usage === true, headers);
+    } else {
+      sendCompletion(response, completion, headers);
+    }
+  }
+
+  /** Resolves true after `ms`, or false as soon as the client goes away or the server closes. */
+  function delay(ms: number, response: ServerResponse): Promise<boolean> {
+    return new Promise((resolve) => {
+      const finish = (answered: boolean): void => {
+        clearTimeout(timer);
+        pendingDelays.delete(cancel);
+        response.off('close', onClose);
+        resolve(answered);
+      };
+      const cancel = (): void => {
+        finish(false);
+        response.destroy();
+      };
+      const onClose = (): void => finish(false);
+      const timer = setTimeout(() => finish(true), ms);
+      pendingDelays.add(cancel);
+      response.on('close', onClose);
+    });
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    requests,
+    enqueue: (...replies) => {
+      queue.push(...replies);
+    },
+    respondWith: (next) => {
+      responder = next;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const cancel of [...pendingDelays]) cancel();
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+interface Completion {
+  id: string;
+  created: number;
+  model: string;
+  content: string | undefined;
+  toolCalls: { id: string; name: string; arguments: string }[];
+  usage: { prompt_tokens: number; completion_tokens: number };
+}
+
+function defaultReply(request: RecordedRequest): FakeReply {
+  const messages: unknown[] = Array.isArray(request.body?.messages) ? request.body.messages : [];
+  const lastUser = [...messages].reverse().find((message: any) => message?.role === 'user') as any;
+  return { content: `Fake answer to: ${messageText(lastUser?.content).slice(0, 60)}` };
+}
+
+function messageText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) {
+    return content.map((part: any) => (typeof part?.text === 'string' ? part.text : '')).join('');
+  }
+  return '';
+}
+
+function usageOf(completion: Completion) {
+  const { prompt_tokens, completion_tokens } = completion.usage;
+  return { prompt_tokens, completion_tokens, total_tokens: prompt_tokens + completion_tokens };
+}
+
+function finishReason(completion: Completion): string {
+  return completion.toolCalls.length > 0 ? 'tool_calls' : 'stop';
+}
+
+function sendCompletion(
+  response: ServerResponse,
+  completion: Completion,
+  headers: Record<string, string>,
+): void {
+  const message: Record<string, unknown> = { role: 'assistant', content: completion.content ?? null };
+  if (completion.toolCalls.length > 0) {
+    message.tool_calls = completion.toolCalls.map((call) => ({
+      id: call.id,
+      type: 'function',
+      function: { name: call.name, arguments: call.arguments },
+    }));
+  }
+  sendJson(
+    response,
+    200,
+    {
+      id: completion.id,
+      object: 'chat.completion',
+      created: completion.created,
+      model: completion.model,
+      choices: [{ index: 0, message, finish_reason: finishReason(completion), logprobs: null }],
+      usage: usageOf(completion),
+    },
+    headers,
+  );
+}
+
+function sendStream(
+  response: ServerResponse,
+  completion: Completion,
+  includeUsage: boolean,
+  headers: Record<string, string>,
+): void {
+  response.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+    ...headers,
+  });
+  const chunk = (choices: unknown[], extra: Record<string, unknown> = {}): void => {
+    const data = {
+      id: completion.id,
+      object: 'chat.completion.chunk',
+      created: completion.created,
+      model: completion.model,
+      choices,
+      ...extra,
+    };
+    response.write(`data: ${JSON.stringify(data)}\n\n`);
+  };
+  const delta = (value: Record<string, unknown>): void =>
+    chunk([{ index: 0, delta: value, finish_reason: null }]);
+
+  delta({ role: 'assistant', content: '' });
+  // Several small pieces, so clients really assemble the text from deltas.
+  for (const piece of (completion.content ?? '').match(/\S+\s*|\s+/g) ?? []) delta({ content: piece });
+  completion.toolCalls.forEach((call, index) => {
+    delta({
+      tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }],
+    });
+    const middle = Math.ceil(call.arguments.length / 2);
+    for (const part of [call.arguments.slice(0, middle), call.arguments.slice(middle)]) {
+      if (part !== '') delta({ tool_calls: [{ index, function: { arguments: part } }] });
+    }
+  });
+  chunk([{ index: 0, delta: {}, finish_reason: finishReason(completion) }]);
+  if (includeUsage) chunk([], { usage: usageOf(completion) });
+  response.end('data: [DONE]\n\n');
+}
+
+function sendJson(
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  response.writeHead(status, { 'content-type': 'application/json', ...headers });
+  response.end(JSON.stringify(body));
+}
+
+function readBody(request: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    request.on('error', reject);
+  });
+}
+
+function parseBody(text: string): unknown {
+  if (text === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
