@@ -47,7 +47,7 @@ describe('fake OpenAI server', () => {
 
     expect(await result.text).toBe('Looking that up now.');
     const toolCalls = await result.toolCalls;
-    expect(toolCalls.map((call) => [call.toolCallId, call.toolName, call.input])).toEqual([
+    expect(toolCalls.map((call): unknown[] => [call.toolCallId, call.toolName, call.input])).toEqual([
       ['call_1', 'search', { query: 'crewd' }],
     ]);
     expect((await result.usage).inputTokens).toBe(42);
@@ -62,7 +62,7 @@ describe('fake OpenAI server', () => {
     const first = await generateText({ model: chatModel(server.url), prompt: 'one', tools });
     const second = await generateText({ model: chatModel(server.url), prompt: 'two', tools });
 
-    expect(first.toolCalls.map((call) => [call.toolCallId, call.toolName, call.input])).toEqual([
+    expect(first.toolCalls.map((call): unknown[] => [call.toolCallId, call.toolName, call.input])).toEqual([
       ['call_1', 'lookup', { id: 7 }],
     ]);
     expect(first.finishReason).toBe('tool-calls');

@@ -24,6 +24,7 @@ export interface RecordedRequest {
   path: string;
   headers: Record<string, string | string[] | undefined>;
   /** The parsed JSON body; the raw text when it is not JSON; undefined when empty. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary request fields
   body: any;
 }
 
@@ -171,14 +172,18 @@ interface Completion {
 
 function defaultReply(request: RecordedRequest): FakeReply {
   const messages: unknown[] = Array.isArray(request.body?.messages) ? request.body.messages : [];
-  const lastUser = [...messages].reverse().find((message: any) => message?.role === 'user') as any;
-  return { content: `Fake answer to: ${messageText(lastUser?.content).slice(0, 60)}` };
+  const lastUser = [...messages].reverse().find((message) => field(message, 'role') === 'user');
+  return { content: `Fake answer to: ${messageText(field(lastUser, 'content')).slice(0, 60)}` };
+}
+
+function field(value: unknown, name: string): unknown {
+  return typeof value === 'object' && value !== null ? (value as Record<string, unknown>)[name] : undefined;
 }
 
 function messageText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (Array.isArray(content)) {
-    return content.map((part: any) => (typeof part?.text === 'string' ? part.text : '')).join('');
+    return content.map((part: unknown) => messageText(field(part, 'text'))).join('');
   }
   return '';
 }
