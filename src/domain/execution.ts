@@ -9,7 +9,7 @@ export type ExecutionState = (typeof executionStates)[number];
 export const transitions: Record<ExecutionState, readonly ExecutionState[]> = {
   PENDING: ['RUNNING', 'FAILED', 'REVOKED'],
   RUNNING: ['PAUSED', 'SUCCESS', 'FAILED', 'REVOKED'],
-  PAUSED: ['RUNNING', 'SUCCESS', 'FAILED', 'REVOKED'],
+  PAUSED: ['PENDING', 'SUCCESS', 'FAILED', 'REVOKED'],
   SUCCESS: [],
   FAILED: [],
   REVOKED: [],

@@ -1,0 +1,92 @@
+import { z } from 'zod';
+import { CrewdError } from './domain/errors.ts';
+
+/** Settings of `crewd serve`, from flags and environment variables (flags win). */
+export interface ServeConfig {
+  readonly crewDir: string;
+  readonly host: string;
+  readonly port: number;
+  /** A file path (SQLite) or a postgres:// URL. */
+  readonly database: string;
+  readonly orgToken?: string;
+  readonly defaultModel?: string;
+  readonly webhookSecret?: string;
+  readonly webhookAllowPrivate: boolean;
+  readonly webhookRetrySchedule?: string;
+  readonly concurrency: number;
+  readonly rateLimitPerMinute: number;
+  /** How long running model calls may take to finish on SIGTERM. */
+  readonly shutdownGraceMs: number;
+}
+
+export interface ServeFlags {
+  readonly port?: string;
+  readonly host?: string;
+  readonly database?: string;
+}
+
+export const defaultDatabasePath = './.crewd/crewd.db';
+
+const integer = (name: string, min: number, max: number) =>
+  z.coerce
+    .number({ error: `${name} must be a number` })
+    .int(`${name} must be a whole number`)
+    .min(min, `${name} must be at least ${min}`)
+    .max(max, `${name} must be at most ${max}`);
+
+const schema = z.object({
+  port: integer('PORT', 0, 65535),
+  host: z.string().min(1, 'HOST must not be empty'),
+  database: z.string().min(1, 'CREWD_DATABASE_URL must not be empty'),
+  orgToken: z.string().min(16, 'CREWD_ORG_TOKEN must be at least 16 characters').optional(),
+  defaultModel: z
+    .string()
+    .regex(/^[a-z][a-z0-9-]*\/.+$/, 'MODEL must look like provider/model, e.g. openai/gpt-4o-mini')
+    .optional(),
+  webhookSecret: z
+    .string()
+    .regex(/^whsec_[A-Za-z0-9+/=]+$/, 'CREWD_WEBHOOK_SECRET must look like whsec_<base64>')
+    .optional(),
+  webhookAllowPrivate: z.enum(['0', '1', 'true', 'false'], {
+    error: 'CREWD_WEBHOOK_ALLOW_PRIVATE must be 1 or 0',
+  }),
+  webhookRetrySchedule: z.string().optional(),
+  concurrency: integer('CREWD_CONCURRENCY', 1, 100_000),
+  rateLimitPerMinute: integer('CREWD_RATE_LIMIT', 0, 10_000_000),
+  shutdownGraceMs: integer('CREWD_SHUTDOWN_GRACE_MS', 0, 3_600_000),
+});
+
+/** Reads the configuration; a wrong value is a `CONFIG_INVALID` error naming the flag or variable. */
+export function readServeConfig(
+  crewDir: string,
+  flags: ServeFlags,
+  env: Readonly<Record<string, string | undefined>>,
+): ServeConfig {
+  const parsed = schema.safeParse({
+    port: flags.port ?? env.PORT ?? '8000',
+    host: flags.host ?? env.HOST ?? '127.0.0.1',
+    database: flags.database ?? env.CREWD_DATABASE_URL ?? defaultDatabasePath,
+    orgToken: nonEmpty(env.CREWD_ORG_TOKEN),
+    defaultModel: nonEmpty(env.MODEL),
+    webhookSecret: nonEmpty(env.CREWD_WEBHOOK_SECRET),
+    webhookAllowPrivate: env.CREWD_WEBHOOK_ALLOW_PRIVATE ?? '0',
+    webhookRetrySchedule: nonEmpty(env.CREWD_WEBHOOK_RETRY_SCHEDULE),
+    concurrency: env.CREWD_CONCURRENCY ?? '64',
+    rateLimitPerMinute: env.CREWD_RATE_LIMIT ?? '1200',
+    shutdownGraceMs: env.CREWD_SHUTDOWN_GRACE_MS ?? '10000',
+  });
+  if (!parsed.success) {
+    const first = parsed.error.issues[0];
+    throw new CrewdError('CONFIG_INVALID', first?.message ?? 'invalid configuration');
+  }
+  const { webhookAllowPrivate, ...rest } = parsed.data;
+  return {
+    ...rest,
+    crewDir,
+    webhookAllowPrivate: webhookAllowPrivate === '1' || webhookAllowPrivate === 'true',
+  };
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
+}
