@@ -1,0 +1,17 @@
+import { z } from 'zod';
+import { flag, names, optionalText, positiveInteger, text } from './schema-fields.ts';
+
+/** One entry of agents.yaml, as written (snake_case, crewAI's keys). */
+export const agentSchema = z.object({
+  role: text(),
+  goal: text(),
+  backstory: text(),
+  llm: optionalText(),
+  tools: names(),
+  max_iter: positiveInteger(),
+  max_rpm: positiveInteger(),
+  allow_delegation: flag(),
+  verbose: flag(),
+});
+
+export type AgentEntry = z.infer<typeof agentSchema>;

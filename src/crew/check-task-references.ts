@@ -1,0 +1,43 @@
+import { CrewLoadError } from '../domain/errors.ts';
+import type { TaskEntry } from './task-schema.ts';
+import { locate } from './validate-yaml.ts';
+import type { YamlFile } from './yaml-file.ts';
+
+/**
+ * Checks what tasks name: each task's agent must exist, and its context may only name earlier tasks, since
+ * tasks run in file order and a later task has no output yet.
+ */
+export function checkTaskReferences(
+  tasksYaml: YamlFile,
+  tasks: ReadonlyMap<string, TaskEntry>,
+  agentNames: ReadonlySet<string>,
+  agentsFile: string,
+): void {
+  const order = [...tasks.keys()];
+  for (const [index, [name, task]] of [...tasks].entries()) {
+    if (!agentNames.has(task.agent)) {
+      throw new CrewLoadError(
+        tasksYaml.file,
+        `names agent "${task.agent}", which ${agentsFile} does not define`,
+        locate(tasksYaml, [name, 'agent']),
+      );
+    }
+    for (const [position, contextName] of (task.context ?? []).entries()) {
+      const where = locate(tasksYaml, [name, 'context', position]);
+      const contextIndex = order.indexOf(contextName);
+      if (contextName === name) {
+        throw new CrewLoadError(tasksYaml.file, 'a task cannot be its own context', where);
+      }
+      if (contextIndex === -1) {
+        throw new CrewLoadError(tasksYaml.file, `names task "${contextName}", which is not defined`, where);
+      }
+      if (contextIndex > index) {
+        throw new CrewLoadError(
+          tasksYaml.file,
+          `names task "${contextName}", which runs later; context may only name earlier tasks`,
+          where,
+        );
+      }
+    }
+  }
+}

@@ -1,0 +1,14 @@
+import { z } from 'zod';
+import { optionalText } from './schema-fields.ts';
+
+/** crew.yaml: optional settings for the whole crew. */
+export const crewConfigSchema = z.object({
+  name: optionalText(),
+  process: z
+    .enum(['sequential', 'hierarchical'], { error: 'must be "sequential" or "hierarchical"' })
+    .nullish(),
+  manager_llm: optionalText(),
+  llm: optionalText(),
+});
+
+export type CrewConfig = z.infer<typeof crewConfigSchema>;

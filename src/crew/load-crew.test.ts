@@ -1,0 +1,136 @@
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { loadCrew } from './load-crew.ts';
+
+const fixture = (name: string): string =>
+  fileURLToPath(new URL(`../../test/fixtures/crews/${name}`, import.meta.url));
+const exampleCrew = fileURLToPath(new URL('../../examples/research-crew', import.meta.url));
+
+async function load(dir: string) {
+  const warnings: string[] = [];
+  const crew = await loadCrew(dir, { warn: (message) => warnings.push(message) });
+  return { crew, warnings };
+}
+
+describe('loadCrew', () => {
+  it('loads the bundled example crew with its tasks in file order', async () => {
+    const { crew, warnings } = await load(exampleCrew);
+
+    expect(warnings).toEqual([]);
+    expect(crew.name).toBe('research-crew');
+    expect(crew.process).toBe('sequential');
+    expect(crew.llm).toBe('replay/research-crew.replay.json');
+    expect([...crew.agents.keys()]).toEqual(['researcher', 'writer']);
+    expect(crew.tasks.map((task) => [task.name, task.agent, task.humanInput, task.context])).toEqual([
+      ['research_task', 'researcher', false, undefined],
+      ['outline_task', 'writer', true, ['research_task']],
+      ['report_task', 'writer', false, undefined],
+    ]);
+    expect(crew.requiredInputs).toEqual(['topic', 'current_year']);
+  });
+
+  it('trims the newline that folded YAML scalars end with', async () => {
+    const { crew } = await load(exampleCrew);
+
+    expect(crew.agents.get('researcher')?.role).toBe('{topic} Senior Data Researcher');
+    expect(crew.tasks[0]?.description).not.toMatch(/\s$/);
+  });
+
+  it('finds the config files of a crewAI project root under src/<package>/config', async () => {
+    const { crew } = await load(fixture('project-root'));
+
+    expect(crew.name).toBe('latest-ai');
+    expect([...crew.agents.keys()]).toEqual(['researcher', 'reporting_analyst']);
+    expect(crew.tasks.map((task) => task.name)).toEqual(['research_task', 'reporting_task']);
+    expect(crew.requiredInputs).toEqual(['topic', 'current_year']);
+  });
+
+  it('reads a crew.yaml that sits beside the config files of a crewAI project', async () => {
+    const { crew } = await load(fixture('project-config-crew-yaml'));
+
+    expect(crew.name).toBe('beside-the-config');
+    expect(crew.process).toBe('hierarchical');
+    expect(crew.managerLlm).toBe('openai/gpt-4o');
+  });
+
+  it('applies the defaults when only the required keys are written', async () => {
+    const { crew, warnings } = await load(fixture('defaults'));
+
+    expect(warnings).toEqual([]);
+    expect(crew.name).toBe('defaults');
+    expect(crew.process).toBe('sequential');
+    expect(crew.llm).toBeUndefined();
+    expect(crew.managerLlm).toBeUndefined();
+    expect(crew.agents.get('writer')).toEqual({
+      name: 'writer',
+      role: 'Writer',
+      goal: 'Write clearly',
+      backstory: 'You write for busy readers.',
+      tools: [],
+      maxIter: 20,
+      allowDelegation: false,
+      verbose: false,
+    });
+    expect(crew.tasks).toEqual([
+      {
+        name: 'first_task',
+        description: 'Draft a note.',
+        expectedOutput: 'A short note.',
+        agent: 'writer',
+        humanInput: false,
+      },
+      {
+        name: 'second_task',
+        description: 'Polish the note.',
+        expectedOutput: 'The polished note.',
+        agent: 'writer',
+        humanInput: false,
+      },
+    ]);
+    expect(crew.tasks[1]).not.toHaveProperty('context');
+    expect(crew.requiredInputs).toEqual([]);
+  });
+
+  it('keeps every optional key, an empty context and output_json as written', async () => {
+    const { crew } = await load(fixture('all-fields'));
+
+    expect(crew).toMatchObject({
+      name: 'all-fields',
+      process: 'hierarchical',
+      llm: 'openai/gpt-4o-mini',
+      managerLlm: 'anthropic/claude-sonnet-4-5',
+    });
+    expect(crew.agents.get('analyst')).toMatchObject({
+      llm: 'openai/gpt-4o',
+      tools: ['web_search', 'calculator'],
+      maxIter: 5,
+      maxRpm: 30,
+      allowDelegation: true,
+      verbose: true,
+    });
+    expect(crew.tasks[0]?.context).toEqual([]);
+    expect(crew.tasks[1]).toMatchObject({
+      context: ['gather_task'],
+      humanInput: true,
+      tools: ['calculator'],
+      outputJson: {
+        type: 'object',
+        properties: { total: { type: 'number' } },
+        required: ['total'],
+      },
+    });
+  });
+
+  it('warns about each unknown key with its file, key and line, then ignores it', async () => {
+    const { crew, warnings } = await load(fixture('unknown-keys'));
+
+    expect(warnings).toEqual([
+      'crew.yaml:line 2 (memory): unknown key, ignored',
+      'agents.yaml:line 5 (writer.function_calling_llm): unknown key, ignored',
+      'tasks.yaml:line 5 (write_task.async_execution): unknown key, ignored',
+      'tasks.yaml:line 6 (write_task.output_file): unknown key, ignored',
+    ]);
+    expect(crew.tasks[0]).not.toHaveProperty('output_file');
+    expect(crew.agents.get('writer')).not.toHaveProperty('function_calling_llm');
+  });
+});

@@ -1,0 +1,82 @@
+import type { z } from 'zod';
+import { CrewLoadError } from '../domain/errors.ts';
+import { formatKeyPath } from './key-path.ts';
+import type { KeyPath } from './key-path.ts';
+import type { YamlFile } from './yaml-file.ts';
+
+export type Warn = (message: string) => void;
+
+/**
+ * Checks a mapping of named entries (agents.yaml, tasks.yaml) against `schema`, keeping file order.
+ * `plural` names the entries in messages ("agents", "tasks").
+ */
+export function validateEntries<Schema extends z.ZodObject>(
+  yaml: YamlFile,
+  schema: Schema,
+  plural: string,
+  warn: Warn,
+): Map<string, z.infer<Schema>> {
+  if (yaml.data === null || yaml.data === undefined) {
+    throw new CrewLoadError(yaml.file, `defines no ${plural}; the file is empty`);
+  }
+  if (!isPlainObject(yaml.data)) {
+    throw new CrewLoadError(yaml.file, `must be a mapping of names to ${plural}`, { line: 1 });
+  }
+  const entries = new Map<string, z.infer<Schema>>();
+  for (const [name, value] of Object.entries(yaml.data)) {
+    entries.set(name, validateObject(yaml, [name], value, schema, warn));
+  }
+  if (entries.size === 0) throw new CrewLoadError(yaml.file, `defines no ${plural}`);
+  return entries;
+}
+
+/**
+ * Checks one mapping at `path` against `schema`. Keys the schema does not know are reported through `warn`
+ * and dropped: crewAI projects carry keys crewd has no use for (`async_execution`, `output_file`, ...).
+ */
+export function validateObject<Schema extends z.ZodObject>(
+  yaml: YamlFile,
+  path: KeyPath,
+  value: unknown,
+  schema: Schema,
+  warn: Warn,
+): z.infer<Schema> {
+  if (!isPlainObject(value)) {
+    throw new CrewLoadError(yaml.file, 'must be a mapping of keys to values', locate(yaml, path));
+  }
+  const known = new Set(Object.keys(schema.shape));
+  for (const key of Object.keys(value)) {
+    if (known.has(key)) continue;
+    const keyPath = [...path, key];
+    warn(
+      `${formatLocation(yaml.file, yaml.lineOf(keyPath))} (${formatKeyPath(keyPath)}): unknown key, ignored`,
+    );
+  }
+
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const [issue] = result.error.issues;
+  const issuePath = (issue?.path ?? []).filter((segment) => typeof segment !== 'symbol');
+  throw new CrewLoadError(yaml.file, issue?.message ?? 'is invalid', {
+    ...locate(yaml, [...path, ...issuePath]),
+    cause: result.error,
+  });
+}
+
+/** The `key` and `line` a CrewLoadError takes for `path`; the crew.yaml root has no key. */
+export function locate(yaml: YamlFile, path: KeyPath): { key?: string; line?: number } {
+  const line = yaml.lineOf(path);
+  return {
+    ...(path.length === 0 ? {} : { key: formatKeyPath(path) }),
+    ...(line === undefined ? {} : { line }),
+  };
+}
+
+/** The same `file:line N` prefix CrewLoadError messages start with, for warnings. */
+function formatLocation(file: string, line: number | undefined): string {
+  return line === undefined ? file : `${file}:line ${line}`;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
