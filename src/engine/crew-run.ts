@@ -1,0 +1,36 @@
+import type { EngineEvent } from '../domain/events.ts';
+import { createRateLimiter } from './rate-limiter.ts';
+import type { RateLimiter } from './rate-limiter.ts';
+import type { RunCrewRequest } from './run-crew-types.ts';
+
+/**
+ * Wraps whatever the event listener threw, so the engine passes it through untouched instead of reporting it
+ * as a task failure (the listener may stop the run on purpose, e.g. when the execution was cancelled).
+ */
+export class ListenerError extends Error {
+  constructor(readonly thrown: unknown) {
+    super('The event listener failed');
+    this.name = 'ListenerError';
+  }
+}
+
+/** What every part of one run shares: the request, the per-agent rate limiter and the event sink. */
+export interface CrewRun {
+  readonly request: RunCrewRequest;
+  readonly limiter: RateLimiter;
+  emit(event: EngineEvent): Promise<void>;
+}
+
+export function createCrewRun(request: RunCrewRequest): CrewRun {
+  return {
+    request,
+    limiter: createRateLimiter(),
+    async emit(event) {
+      try {
+        await request.onEvent(event);
+      } catch (error) {
+        throw new ListenerError(error);
+      }
+    },
+  };
+}

@@ -1,0 +1,85 @@
+import type { AgentDefinition, JsonSchema, TaskDefinition } from '../domain/crew.ts';
+import { feedbackSlot } from '../domain/feedback-slot.ts';
+import type { HumanFeedback, TaskOutput } from '../domain/task-output.ts';
+
+/**
+ * Prompt texts. The system prompt holds only who the agent is; everything that varies per task (context, human
+ * feedback) goes in the user message, and human feedback only ever inside a feedback slot.
+ */
+
+/** The agent's persona, from its already interpolated role, goal and backstory. */
+export function systemPrompt(agent: AgentDefinition): string {
+  return `You are ${agent.role}. ${agent.backstory}\nYour personal goal is: ${agent.goal}`;
+}
+
+export interface TaskPromptParts {
+  /** The task with its texts already interpolated. */
+  readonly task: TaskDefinition;
+  readonly context: readonly TaskOutput[];
+  readonly approvedFeedback: readonly HumanFeedback[];
+  /** Rejections of this task, oldest first; the last one holds the answer to improve. */
+  readonly rejections: readonly HumanFeedback[];
+}
+
+const separator = '\n\n----------\n\n';
+
+/** The user message that starts a task attempt. */
+export function taskPrompt(parts: TaskPromptParts): string {
+  const { task } = parts;
+  const sections = [
+    `Current task: ${task.description}`,
+    `Expected output: ${task.expectedOutput}\n` +
+      'Your final answer must be the complete content itself, not a description or summary of it.',
+  ];
+  if (task.outputJson !== undefined) sections.push(jsonInstructions(task.outputJson));
+  if (parts.context.length > 0) sections.push(contextSection(parts.context));
+  if (parts.approvedFeedback.length > 0) sections.push(approvedFeedbackSection(parts.approvedFeedback));
+  if (parts.rejections.length > 0) sections.push(retrySection(parts.rejections));
+  sections.push('When you have what you need, reply with your final answer.');
+  return sections.join('\n\n');
+}
+
+/** Sent, without tools, when an agent used up its iterations still calling tools. */
+export const finalAnswerRequest =
+  'You have reached the maximum number of steps for this task. Do not call any more tools: ' +
+  'give your best final answer now, based on what you have so far.';
+
+/** Asks once more for a structured answer, saying what was wrong with the last one. */
+export function correctionRequest(problem: string): string {
+  return (
+    `Your answer does not match the required JSON Schema: ${problem}.\n` +
+    'Answer again with only the corrected JSON object, with no other text.'
+  );
+}
+
+function jsonInstructions(schema: JsonSchema): string {
+  return (
+    'Your final answer must be a single JSON object that matches this JSON Schema, with no other text:\n' +
+    JSON.stringify(schema, null, 2)
+  );
+}
+
+function contextSection(context: readonly TaskOutput[]): string {
+  const blocks = context.map((output) => `Output of task '${output.taskId}':\n${output.output}`);
+  return `Context from earlier tasks:\n\n${blocks.join(separator)}`;
+}
+
+function approvedFeedbackSection(feedback: readonly HumanFeedback[]): string {
+  const blocks = feedback.map(
+    (entry) =>
+      `A human reviewer approved the output of task '${entry.taskId}' with this feedback:\n${feedbackSlot(entry.text)}`,
+  );
+  return `Take this feedback into account:\n\n${blocks.join('\n\n')}`;
+}
+
+function retrySection(rejections: readonly HumanFeedback[]): string {
+  const latest = rejections.at(-1);
+  const feedback = rejections.map(
+    (entry) => `Feedback on attempt ${entry.attempt}:\n${feedbackSlot(entry.text.trim() || '(no comments)')}`,
+  );
+  return [
+    `A human reviewer did not accept your previous answer to this task. Your previous answer was:\n\n${latest?.output ?? ''}`,
+    feedback.join('\n\n'),
+    'Write an improved final answer that addresses this feedback.',
+  ].join('\n\n');
+}

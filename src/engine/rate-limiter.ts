@@ -1,0 +1,23 @@
+import { sleep } from './abortable.ts';
+
+/** Spaces model calls so that one key (an agent) makes at most `requestsPerMinute` of them. */
+export interface RateLimiter {
+  wait(key: string, requestsPerMinute: number | undefined, signal: AbortSignal): Promise<void>;
+}
+
+/**
+ * An even-spacing limiter: each call of a key starts at least `60 / rpm` seconds after the previous one.
+ * Simpler than a sliding window and never bursts, which is what providers' per-minute limits want.
+ */
+export function createRateLimiter(now: () => number = () => performance.now()): RateLimiter {
+  const nextStart = new Map<string, number>();
+  return {
+    async wait(key, requestsPerMinute, signal) {
+      if (requestsPerMinute === undefined || requestsPerMinute <= 0) return;
+      const current = now();
+      const start = Math.max(current, nextStart.get(key) ?? current);
+      nextStart.set(key, start + 60_000 / requestsPerMinute);
+      if (start > current) await sleep(start - current, signal);
+    },
+  };
+}

@@ -1,0 +1,35 @@
+import type { ProcessKind } from '../domain/crew.ts';
+import { CrewdError } from '../domain/errors.ts';
+import { createCrewRun, ListenerError } from './crew-run.ts';
+import type { CrewRun } from './crew-run.ts';
+import type { RunCrewRequest, RunOutcome } from './run-crew-types.ts';
+import { runSequentialProcess } from './sequential-process.ts';
+
+/** A way of ordering a crew's work; a manager-led process would be another entry. */
+type Process = (run: CrewRun) => Promise<RunOutcome>;
+
+const processes: Record<ProcessKind, Process> = {
+  sequential: runSequentialProcess,
+  hierarchical: () =>
+    Promise.reject(
+      new CrewdError(
+        'CONFIG_INVALID',
+        "The crew's process 'hierarchical' is not supported yet; use 'sequential' in crew.yaml",
+      ),
+    ),
+};
+
+/**
+ * Runs a crew from its checkpoint until it completes or pauses for human input. Pure engine: it only calls the
+ * models, the tools and `onEvent` (awaited before going on). Throws `TASK_FAILED` naming the failed task, the
+ * signal's reason when aborted, and whatever `onEvent` throws, unchanged.
+ */
+export async function runCrew(request: RunCrewRequest): Promise<RunOutcome> {
+  request.signal.throwIfAborted();
+  try {
+    return await processes[request.crew.process](createCrewRun(request));
+  } catch (error) {
+    if (error instanceof ListenerError) throw error.thrown;
+    throw error;
+  }
+}

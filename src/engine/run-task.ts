@@ -1,0 +1,143 @@
+import { renderTask } from '../crew/index.ts';
+import type { AgentDefinition, TaskDefinition } from '../domain/crew.ts';
+import { CrewdError, isCrewdError } from '../domain/errors.ts';
+import { summarize } from '../domain/task-output.ts';
+import type { TaskOutput } from '../domain/task-output.ts';
+import { addUsage, emptyUsage } from '../domain/usage.ts';
+import type { TokenUsage } from '../domain/usage.ts';
+import type { ChatRequest, ChatResponse } from '../llm/chat-model.ts';
+import { abortable } from './abortable.ts';
+import { agentModelId, agentTools } from './agent-resources.ts';
+import { runAgentLoop } from './agent-loop.ts';
+import type { AgentLoopOptions } from './agent-loop.ts';
+import { ListenerError } from './crew-run.ts';
+import type { CrewRun } from './crew-run.ts';
+import { correctionRequest, systemPrompt, taskPrompt } from './prompts.ts';
+import { createStructuredOutputChecker } from './structured-output.ts';
+import type { TaskPlan } from './task-plan.ts';
+import { createToolBox } from './tool-box.ts';
+
+/**
+ * Runs one attempt of a task: emits `task-start`, the model calls and agent steps, and returns the output.
+ * Emitting `task-end` is the process's job, since only it knows whether the run pauses there.
+ * Any failure becomes `TASK_FAILED` naming the task; an abort rethrows the signal's reason.
+ */
+export async function runTask(run: CrewRun, plan: TaskPlan): Promise<TaskOutput> {
+  const { signal } = run.request;
+  try {
+    const { task, agent } = renderTask(run.request.crew, plan.task, run.request.inputs);
+    await run.emit({ type: 'task-start', taskId: task.name, agent: agent.role, attempt: plan.attempt });
+    return await attemptTask(run, plan, task, agent);
+  } catch (error) {
+    if (error instanceof ListenerError) throw error;
+    signal.throwIfAborted();
+    const name = plan.task.name;
+    throw new CrewdError('TASK_FAILED', `Task '${name}' failed: ${causeText(error)}`, {
+      cause: error,
+      details: { task_id: name },
+    });
+  }
+}
+
+async function attemptTask(
+  run: CrewRun,
+  plan: TaskPlan,
+  task: TaskDefinition,
+  agent: AgentDefinition,
+): Promise<TaskOutput> {
+  const { request } = run;
+  const { signal } = request;
+  const modelId = agentModelId(request, agent);
+  const tools = createToolBox(agentTools(request, agent, task));
+  const model = request.models(modelId);
+  const check =
+    task.outputJson === undefined ? undefined : createStructuredOutputChecker(task.name, task.outputJson);
+  const prompt = taskPrompt({ ...plan, task });
+  let usage = emptyUsage;
+
+  const call = async (chat: ChatRequest): Promise<ChatResponse> => {
+    await run.limiter.wait(agent.name, agent.maxRpm, signal);
+    const startedAt = performance.now();
+    const response = await abortable(model.generate(chat, signal), signal);
+    const callUsage = usageOf(response);
+    usage = addUsage(usage, callUsage);
+    const durationMs = performance.now() - startedAt;
+    await run.emit({
+      type: 'model-call-end',
+      taskId: task.name,
+      model: modelId,
+      usage: callUsage,
+      durationMs,
+    });
+    return response;
+  };
+  const step = (thought: string, tool: string | null, toolInput: unknown, result: string): Promise<void> =>
+    run.emit({
+      type: 'step-end',
+      step: { taskId: task.name, agent: agent.role, prompt, thought, tool, toolInput, result },
+    });
+  const loop: Omit<AgentLoopOptions, 'messages'> = {
+    call,
+    tools,
+    maxIter: agent.maxIter,
+    responseSchema: task.outputJson === undefined ? undefined : { name: task.name, schema: task.outputJson },
+    signal,
+    onToolStep: ({ thought, call: toolCall, result }) => step(thought, toolCall.name, toolCall.input, result),
+  };
+
+  let result = await runAgentLoop({
+    ...loop,
+    messages: [
+      { role: 'system', content: systemPrompt(agent) },
+      { role: 'user', content: prompt },
+    ],
+  });
+  let outputJson: Record<string, unknown> | null = null;
+  if (check !== undefined) {
+    let checked = check(result.answer);
+    if (!checked.valid) {
+      // One more chance, telling the agent what was wrong; a second miss fails the task.
+      const messages = [
+        ...result.messages,
+        { role: 'user' as const, content: correctionRequest(checked.problem) },
+      ];
+      result = await runAgentLoop({ ...loop, messages });
+      checked = check(result.answer);
+    }
+    if (!checked.valid) {
+      throw new CrewdError(
+        'OUTPUT_INVALID',
+        `the answer of task '${task.name}' does not match its output_json schema (${checked.problem})`,
+      );
+    }
+    outputJson = checked.value;
+  }
+
+  await step(result.answer, null, null, result.answer);
+  return {
+    taskId: task.name,
+    description: task.description,
+    expectedOutput: task.expectedOutput,
+    summary: summarize(result.answer),
+    agent: agent.role,
+    output: result.answer,
+    outputJson,
+    usage,
+    attempt: plan.attempt,
+  };
+}
+
+function usageOf(response: ChatResponse): TokenUsage {
+  const { promptTokens, completionTokens } = response.usage;
+  return {
+    promptTokens,
+    completionTokens,
+    totalTokens: promptTokens + completionTokens,
+    successfulRequests: 1,
+  };
+}
+
+/** Only our own messages reach users; anything else is reported without its text. */
+function causeText(error: unknown): string {
+  return isCrewdError(error) ? error.message : 'an internal error occurred';
+}
