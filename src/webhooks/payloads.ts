@@ -1,0 +1,210 @@
+import { z } from 'zod';
+import { CrewdError } from '../domain/errors.ts';
+import type { AgentStep } from '../domain/events.ts';
+import type { ExecutionState, WebhookAuthentication } from '../domain/execution.ts';
+import { executionStates } from '../domain/execution.ts';
+import type { TaskOutput } from '../domain/task-output.ts';
+import type { TokenUsage } from '../domain/usage.ts';
+
+type Meta = Readonly<Record<string, unknown>> | null;
+
+const metaSchema = z.record(z.string(), z.unknown()).nullable();
+const jsonObjectSchema = z.record(z.string(), z.unknown()).nullable();
+
+/** Sent to `taskWebhookUrl` each time a task produces its answer. */
+export const taskPayloadSchema = z.object({
+  kickoff_id: z.string(),
+  task_id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  expected_output: z.string(),
+  summary: z.string(),
+  agent: z.string(),
+  output: z.string(),
+  output_json: jsonObjectSchema,
+  meta: metaSchema,
+});
+export type TaskPayload = z.infer<typeof taskPayloadSchema>;
+
+/** Sent to `stepWebhookUrl` for every agent step: each tool call with its result, and the final answer. */
+export const stepPayloadSchema = z.object({
+  kickoff_id: z.string(),
+  task_id: z.string(),
+  agent: z.string(),
+  prompt: z.string(),
+  thought: z.string(),
+  tool: z.string().nullable(),
+  tool_input: z.unknown(),
+  result: z.string(),
+  meta: metaSchema,
+});
+export type StepPayload = z.infer<typeof stepPayloadSchema>;
+
+/** Sent to `crewWebhookUrl` when an execution ends, whether it succeeded or not. */
+export const crewPayloadSchema = z.object({
+  kickoff_id: z.string(),
+  state: z.enum(executionStates),
+  result: z.string().nullable(),
+  result_json: jsonObjectSchema,
+  error: z.string().nullable(),
+  token_usage: z.object({
+    total_tokens: z.number(),
+    prompt_tokens: z.number(),
+    completion_tokens: z.number(),
+  }),
+  meta: metaSchema,
+});
+export type CrewPayload = z.infer<typeof crewPayloadSchema>;
+
+/** Sent to `humanInputWebhook.url` when a task waits for feedback, and again after each rejected attempt. */
+export const humanInputPayloadSchema = z.object({
+  event: z.literal('human_input_requested'),
+  execution_id: z.string(),
+  kickoff_id: z.string(),
+  task_id: z.string(),
+  task_name: z.string(),
+  agent: z.string(),
+  output: z.string(),
+  attempt: z.number().int(),
+  meta: metaSchema,
+});
+export type HumanInputPayload = z.infer<typeof humanInputPayloadSchema>;
+
+export function taskPayload(kickoffId: string, output: TaskOutput, name: string, meta: Meta): TaskPayload {
+  return {
+    kickoff_id: kickoffId,
+    task_id: output.taskId,
+    name,
+    description: output.description,
+    expected_output: output.expectedOutput,
+    summary: output.summary,
+    agent: output.agent,
+    output: output.output,
+    output_json: output.outputJson,
+    meta,
+  };
+}
+
+export function stepPayload(kickoffId: string, step: AgentStep, meta: Meta): StepPayload {
+  return {
+    kickoff_id: kickoffId,
+    task_id: step.taskId,
+    agent: step.agent,
+    prompt: step.prompt,
+    thought: step.thought,
+    tool: step.tool,
+    tool_input: step.toolInput ?? null,
+    result: step.result,
+    meta,
+  };
+}
+
+/** The fields of an ended execution the crew payload is made of. */
+export interface CrewPayloadFields {
+  readonly kickoffId: string;
+  readonly state: ExecutionState;
+  readonly result: string | null;
+  readonly resultJson: Record<string, unknown> | null;
+  readonly error: string | null;
+  readonly usage: TokenUsage;
+  readonly meta: Meta;
+}
+
+export function crewPayload(fields: CrewPayloadFields): CrewPayload {
+  return {
+    kickoff_id: fields.kickoffId,
+    state: fields.state,
+    result: fields.result,
+    result_json: fields.resultJson,
+    error: fields.error,
+    token_usage: {
+      total_tokens: fields.usage.totalTokens,
+      prompt_tokens: fields.usage.promptTokens,
+      completion_tokens: fields.usage.completionTokens,
+    },
+    meta: fields.meta,
+  };
+}
+
+/** `execution_id` repeats the kickoff id: the seed's resume request names the execution that way. */
+export function humanInputPayload(
+  kickoffId: string,
+  output: TaskOutput,
+  taskName: string,
+  agent: string,
+  attempt: number,
+  meta: Meta,
+): HumanInputPayload {
+  return {
+    event: 'human_input_requested',
+    execution_id: kickoffId,
+    kickoff_id: kickoffId,
+    task_id: output.taskId,
+    task_name: taskName,
+    agent,
+    output: output.output,
+    attempt,
+    meta,
+  };
+}
+
+/** C0 and C1 control characters and DEL: CR/LF would split the header, the rest have no place in a credential. */
+function hasControlCharacter(value: string): boolean {
+  for (let index = 0; index < value.length; index += 1) {
+    const code = value.charCodeAt(index);
+    if (code < 0x20 || (code >= 0x7f && code <= 0x9f)) return true;
+  }
+  return false;
+}
+
+// A bearer token goes into the header verbatim, so it must be plain printable ASCII.
+const headerText = /^[\x20-\x7e]*$/;
+
+/**
+ * Throws `VALIDATION_ERROR` when a credential could not be sent safely in a header. The message names the field,
+ * never the value: credentials are secrets.
+ */
+export function validateHeaderSafe(
+  field: string,
+  value: string,
+  options: { readonly ascii?: boolean; readonly allowEmpty?: boolean } = {},
+): void {
+  if (value.length === 0 && options.allowEmpty !== true) {
+    throw new CrewdError('VALIDATION_ERROR', `${field} must not be empty`, { details: { field } });
+  }
+  if (hasControlCharacter(value)) {
+    throw new CrewdError('VALIDATION_ERROR', `${field} must not contain control characters`, {
+      details: { field },
+    });
+  }
+  if (options.ascii === true && !headerText.test(value)) {
+    throw new CrewdError('VALIDATION_ERROR', `${field} must be printable ASCII`, { details: { field } });
+  }
+}
+
+/** Checks a human-input webhook's credentials; the HTTP layer calls it on /kickoff and /resume. */
+export function assertCredentialsSafe(auth: WebhookAuthentication): void {
+  switch (auth.strategy) {
+    case 'bearer':
+      validateHeaderSafe('humanInputWebhook.authentication.token', auth.token, { ascii: true });
+      return;
+    case 'basic':
+      validateHeaderSafe('humanInputWebhook.authentication.username', auth.username);
+      validateHeaderSafe('humanInputWebhook.authentication.password', auth.password, { allowEmpty: true });
+      return;
+  }
+}
+
+/** The `Authorization` header a human-input webhook asks for; empty without authentication. */
+export function humanInputHeaders(auth?: WebhookAuthentication): Record<string, string> {
+  if (auth === undefined) return {};
+  assertCredentialsSafe(auth);
+  switch (auth.strategy) {
+    case 'bearer':
+      return { authorization: `Bearer ${auth.token}` };
+    case 'basic':
+      return {
+        authorization: `Basic ${Buffer.from(`${auth.username}:${auth.password}`, 'utf8').toString('base64')}`,
+      };
+  }
+}
