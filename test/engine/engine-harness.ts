@@ -1,0 +1,152 @@
+import type { AgentDefinition, CrewDefinition, CrewInputs, TaskDefinition } from '../../src/domain/crew.ts';
+import type { EngineEvent } from '../../src/domain/events.ts';
+import { runCrew } from '../../src/engine/run-crew.ts';
+import type { Checkpoint, RunOutcome } from '../../src/engine/run-crew-types.ts';
+import type { Tool } from '../../src/engine/tool.ts';
+import { createModelResolver } from '../../src/llm/resolve-model.ts';
+import type { RetryOptions } from '../../src/llm/retrying-model.ts';
+import { startFakeOpenAI } from '../support/fake-openai-server.ts';
+import type { FakeOpenAIServer, RecordedRequest } from '../support/fake-openai-server.ts';
+
+/** The model every test crew uses; it reaches the fake server through OPENAI_BASE_URL. */
+export const testModel = 'openai/fake-model';
+
+export function agent(name: string, overrides: Partial<AgentDefinition> = {}): AgentDefinition {
+  return {
+    name,
+    role: `${name} role`,
+    goal: `${name} goal`,
+    backstory: `${name} backstory`,
+    tools: [],
+    maxIter: 20,
+    allowDelegation: false,
+    verbose: false,
+    ...overrides,
+  };
+}
+
+export function task(
+  name: string,
+  agentName: string,
+  overrides: Partial<TaskDefinition> = {},
+): TaskDefinition {
+  return {
+    name,
+    description: `Do ${name}`,
+    expectedOutput: `The ${name} result`,
+    agent: agentName,
+    humanInput: false,
+    ...overrides,
+  };
+}
+
+export function crew(
+  agents: readonly AgentDefinition[],
+  tasks: readonly TaskDefinition[],
+  overrides: Partial<CrewDefinition> = {},
+): CrewDefinition {
+  return {
+    name: 'test crew',
+    process: 'sequential',
+    llm: testModel,
+    agents: new Map(agents.map((definition) => [definition.name, definition])),
+    tasks,
+    requiredInputs: [],
+    ...overrides,
+  };
+}
+
+export interface RunOptions {
+  readonly inputs?: CrewInputs;
+  readonly checkpoint?: Checkpoint;
+  readonly tools?: readonly Tool[];
+  readonly signal?: AbortSignal;
+  readonly defaultModel?: string;
+  readonly onEvent?: (event: EngineEvent) => void | Promise<void>;
+}
+
+export interface EngineHarness {
+  readonly fake: FakeOpenAIServer;
+  /** Every event of every run, in order. */
+  readonly events: EngineEvent[];
+  run(definition: CrewDefinition, options?: RunOptions): Promise<RunOutcome>;
+  close(): Promise<void>;
+}
+
+/** A fake OpenAI server and the real model resolver pointed at it; retries are quick so failures are fast. */
+export async function startEngineHarness(
+  retry: RetryOptions = { maxRetries: 2, baseDelayMs: 1, maxDelayMs: 2 },
+) {
+  const fake = await startFakeOpenAI();
+  const models = createModelResolver({
+    env: { OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: 'sk-test' },
+    baseDir: import.meta.dirname,
+    timeoutMs: 10_000,
+    retry,
+  });
+  const events: EngineEvent[] = [];
+  const harness: EngineHarness = {
+    fake,
+    events,
+    run: (definition, options = {}) =>
+      runCrew({
+        crew: definition,
+        inputs: options.inputs ?? {},
+        checkpoint: options.checkpoint ?? { outputs: [], feedback: [] },
+        models,
+        tools: new Map((options.tools ?? []).map((tool) => [tool.name, tool])),
+        defaultModel: options.defaultModel,
+        signal: options.signal ?? new AbortController().signal,
+        onEvent: async (event) => {
+          events.push(event);
+          await options.onEvent?.(event);
+        },
+      }),
+    close: () => fake.close(),
+  };
+  return harness;
+}
+
+interface SentMessage {
+  role: string;
+  content?: unknown;
+  tool_calls?: { id: string; function: { name: string; arguments: string } }[];
+  tool_call_id?: string;
+}
+
+/** The chat completion requests the fake received, in order. */
+export function chatRequests(fake: FakeOpenAIServer): RecordedRequest[] {
+  return fake.requests.filter((request) => request.path === '/v1/chat/completions');
+}
+
+export function messagesOf(request: RecordedRequest): SentMessage[] {
+  return request.body.messages as SentMessage[];
+}
+
+export function systemText(request: RecordedRequest): string {
+  return messagesOf(request)
+    .filter((message) => message.role === 'system')
+    .map((message) => textOf(message.content))
+    .join('\n');
+}
+
+/** The first user message: the task prompt. */
+export function taskText(request: RecordedRequest): string {
+  return textOf(messagesOf(request).find((message) => message.role === 'user')?.content);
+}
+
+export function lastMessage(request: RecordedRequest): SentMessage {
+  return messagesOf(request).at(-1)!;
+}
+
+export function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) return content.map((part: { text?: string }) => part.text ?? '').join('');
+  return '';
+}
+
+export function eventTypes(events: readonly EngineEvent[]): string[] {
+  return events.map((event) =>
+    event.type === 'step-end' ? `step-end:${event.step.tool ?? 'final'}` : event.type,
+  );
+}
