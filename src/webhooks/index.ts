@@ -1,0 +1,27 @@
+export { createDeliveryWorker } from './delivery-worker.ts';
+export type { DeliveryLogger, DeliveryWorker, DeliveryWorkerOptions } from './delivery-worker.ts';
+export {
+  assertCredentialsSafe,
+  crewPayload,
+  crewPayloadSchema,
+  humanInputHeaders,
+  humanInputPayload,
+  humanInputPayloadSchema,
+  stepPayload,
+  stepPayloadSchema,
+  taskPayload,
+  taskPayloadSchema,
+  validateHeaderSafe,
+} from './payloads.ts';
+export type {
+  CrewPayload,
+  CrewPayloadFields,
+  HumanInputPayload,
+  StepPayload,
+  TaskPayload,
+} from './payloads.ts';
+export { defaultRetrySchedule, parseRetrySchedule } from './retry-schedule.ts';
+export type { RetrySchedule } from './retry-schedule.ts';
+export { createWebhookSigner } from './signer.ts';
+export type { WebhookSigner } from './signer.ts';
+export { createGuardedAgent, isForbiddenAddress, TargetRefusedError } from './target-guard.ts';

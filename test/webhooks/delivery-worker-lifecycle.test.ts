@@ -1,0 +1,153 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import { humanInputHeaders } from '../../src/webhooks/payloads.ts';
+import { useDeliveryHarness } from './delivery-harness.ts';
+
+const harness = useDeliveryHarness();
+
+describe('webhook delivery over time', () => {
+  it('keeps the messages of one execution to one URL in order, even across retries', async () => {
+    harness.receiver.answer('/ordered', (response, _request, count) =>
+      response.writeHead(count === 1 ? 500 : 200).end(),
+    );
+    const executionId = randomUUID();
+    const ids = await harness.fixture.enqueue(
+      executionId,
+      [1, 2, 3, 4, 5].map((n) => ({ url: `${harness.receiver.url}/ordered`, payload: { n } })),
+    );
+    await harness.fixture.enqueue(executionId, [
+      { url: `${harness.receiver.url}/ordered`, payload: { n: 6 } },
+    ]);
+    harness.startWorker({ concurrency: 8 });
+
+    await harness.fixture.settled(
+      executionId,
+      (await harness.fixture.store.listDeliveries(executionId)).at(-1)!.id,
+    );
+    const order = harness.receiver
+      .on('/ordered')
+      .map((request) => (JSON.parse(request.rawBody) as { n: number }).n);
+    expect(order).toEqual([1, 1, 2, 3, 4, 5, 6]);
+    expect(ids).toHaveLength(5);
+  });
+
+  it('delivers messages for different receivers in parallel', async () => {
+    const release: Array<() => void> = [];
+    harness.receiver.answer('/a', (response) => release.push(() => response.writeHead(200).end()));
+    harness.receiver.answer('/b', (response) => release.push(() => response.writeHead(200).end()));
+    const [a] = await harness.fixture.enqueue(randomUUID(), [{ url: `${harness.receiver.url}/a` }]);
+    const executionB = randomUUID();
+    const [b] = await harness.fixture.enqueue(executionB, [{ url: `${harness.receiver.url}/b` }]);
+    harness.startWorker();
+
+    // Both requests are open at once before either is answered.
+    await harness.receiver.waitFor('/a', 1);
+    await harness.receiver.waitFor('/b', 1);
+    release.forEach((answer) => answer());
+    expect((await harness.fixture.settled(executionB, b!)).status).toBe('delivered');
+    expect(a).toBeDefined();
+  });
+
+  it('reads at most 64 KiB of an answer, so an endless body does not hold the attempt', async () => {
+    harness.receiver.answer('/endless', (response) => {
+      response.writeHead(200, { 'content-type': 'text/plain' });
+      const chunk = Buffer.alloc(16 * 1024, 'x');
+      const timer = setInterval(() => response.write(chunk), 5);
+      response.on('close', () => clearInterval(timer));
+    });
+    const executionId = randomUUID();
+    const [messageId] = await harness.fixture.enqueue(executionId, [
+      { url: `${harness.receiver.url}/endless` },
+    ]);
+    harness.startWorker({ timeoutMs: 5000 });
+
+    const record = await harness.fixture.settled(executionId, messageId!);
+    expect(record.status).toBe('delivered');
+    expect(record.attempts).toHaveLength(1);
+    expect(record.attempts[0]!.durationMs).toBeLessThan(4000);
+  });
+
+  it('resumes pending deliveries after a restart, on a new store opened on the same file', async () => {
+    harness.receiver.answer('/restart', (response, _request, count) =>
+      response.writeHead(count === 1 ? 503 : 200).end(),
+    );
+    const executionId = randomUUID();
+    const [messageId] = await harness.fixture.enqueue(executionId, [
+      { url: `${harness.receiver.url}/restart` },
+    ]);
+    // A long first delay keeps the message pending while the first worker stops.
+    const first = harness.startWorker({ schedule: [0.5] });
+    await harness.receiver.waitFor('/restart', 1);
+    await first.stop();
+    const pending = (await harness.fixture.store.listDeliveries(executionId))[0]!;
+    expect(pending.status).toBe('pending');
+    expect(pending.attempts).toHaveLength(1);
+
+    const reopened = await openSqliteStore(harness.fixture.path);
+    try {
+      const second = harness.startWorker({ store: reopened, schedule: [0.5] });
+      const deadline = Date.now() + 5000;
+      let record = (await reopened.listDeliveries(executionId))[0]!;
+      while (record.status === 'pending') {
+        if (Date.now() > deadline) throw new Error('the second worker did not deliver');
+        await new Promise((done) => setTimeout(done, 20));
+        record = (await reopened.listDeliveries(executionId))[0]!;
+      }
+      await second.stop();
+      expect(record.status).toBe('delivered');
+      expect(record.attempts.map((attempt) => attempt.statusCode)).toEqual([503, 200]);
+      const requests = harness.receiver.on('/restart');
+      expect(requests.map((request) => request.headers['webhook-id'])).toEqual([messageId, messageId]);
+    } finally {
+      await reopened.close();
+    }
+  });
+
+  it('never logs human-input credentials, even when attempts fail', async () => {
+    harness.receiver.answer('/secret?key=query-secret', (response) => response.writeHead(500).end());
+    const executionId = randomUUID();
+    await harness.fixture.enqueue(executionId, [
+      {
+        url: `${harness.receiver.url}/secret?key=query-secret`,
+        kind: 'human_input',
+        headers: humanInputHeaders({ strategy: 'bearer', token: 'bearer-secret' }),
+      },
+      {
+        url: `${harness.receiver.url}/secret?key=query-secret`,
+        kind: 'human_input',
+        headers: humanInputHeaders({ strategy: 'basic', username: 'ann', password: 'basic-secret' }),
+      },
+    ]);
+    const lines: string[] = [];
+    harness.startWorker({
+      logger: { warn: (details, message) => lines.push(JSON.stringify({ details, message })) },
+    });
+
+    const records = async () => harness.fixture.store.listDeliveries(executionId);
+    const deadline = Date.now() + 5000;
+    while ((await records()).some((record) => record.status === 'pending')) {
+      if (Date.now() > deadline) throw new Error('the messages did not settle');
+      await new Promise((done) => setTimeout(done, 20));
+    }
+    expect(lines.length).toBeGreaterThanOrEqual(6);
+    const logged = lines.join('\n');
+    const basic = Buffer.from('ann:basic-secret').toString('base64');
+    for (const secretText of ['bearer-secret', 'basic-secret', basic, 'query-secret']) {
+      expect(logged).not.toContain(secretText);
+    }
+  });
+
+  it('fails a stored message whose headers could split the request, without sending it', async () => {
+    const executionId = randomUUID();
+    const [messageId] = await harness.fixture.enqueue(executionId, [
+      { url: `${harness.receiver.url}/injected`, headers: { authorization: 'Bearer x\r\nx-injected: 1' } },
+    ]);
+    harness.startWorker();
+
+    const record = await harness.fixture.settled(executionId, messageId!);
+    expect(record.status).toBe('failed');
+    expect(record.attempts[0]).toMatchObject({ statusCode: null, error: 'request headers are not valid' });
+    expect(harness.receiver.received).toHaveLength(0);
+  });
+});
