@@ -1,0 +1,152 @@
+import { randomUUID } from 'node:crypto';
+import { pino, type Logger } from 'pino';
+import { buildServer } from './api/build-server.ts';
+import type { ServeConfig } from './config.ts';
+import { loadCrew } from './crew/load-crew.ts';
+import { createModelResolver } from './llm/resolve-model.ts';
+import { Metrics } from './observability/metrics.ts';
+import { CrewService } from './service/crew-service.ts';
+import { createLocalDispatcher } from './service/dispatcher.ts';
+import { EventHub } from './service/event-hub.ts';
+import { ExecutionRunner } from './service/execution-runner.ts';
+import { Notifications } from './service/notifications.ts';
+import { createTokenService } from './service/token-service.ts';
+import { openPostgresStore } from './store/postgres/postgres-store.ts';
+import { openSqliteStore } from './store/sqlite/sqlite-store.ts';
+import type { Store } from './store/store.ts';
+import { builtinTools } from './tools/builtin-tools.ts';
+import { createDeliveryWorker } from './webhooks/delivery-worker.ts';
+import { parseRetrySchedule } from './webhooks/retry-schedule.ts';
+
+export interface RunningServer {
+  /** The base URL clients use. */
+  readonly url: string;
+  /** An organization token to show the person who started the server, when one was made at start. */
+  readonly startupToken: string | undefined;
+  /** Stops taking work, lets model calls finish up to the grace period, and closes everything. */
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly logger?: Logger;
+}
+
+/** The composition root: the one place that picks concrete adapters and wires them together. */
+export async function startServer(config: ServeConfig, options: StartOptions): Promise<RunningServer> {
+  const logger = options.logger ?? pino({ level: options.env.LOG_LEVEL ?? 'info' });
+  const clock = (): Date => new Date();
+  const crew = await loadCrew(config.crewDir, { warn: (message) => logger.warn(message) });
+  const schedule = parseRetrySchedule(config.webhookRetrySchedule);
+  const store = await openStore(config.database);
+  try {
+    await store.migrate();
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+
+  const tokens = createTokenService({ store, clock });
+  const startupToken = await prepareToken(tokens, config.orgToken);
+  const metrics = new Metrics({
+    countByState: () => store.countByState(),
+    countFailedDeliveries: () => store.countFailedMessages(),
+  });
+  const worker = createDeliveryWorker({
+    store,
+    secret: config.webhookSecret,
+    allowPrivate: config.webhookAllowPrivate,
+    schedule,
+    clock,
+    logger,
+  });
+  const events = new EventHub();
+  const notifications = new Notifications(randomUUID);
+  const runner = new ExecutionRunner({
+    crew,
+    store,
+    models: createModelResolver({ env: options.env, baseDir: config.crewDir }),
+    tools: builtinTools(),
+    defaultModel: config.defaultModel,
+    notifications,
+    clock,
+    observer: {
+      onModelCall: (model, seconds, usage) => metrics.observeModelCall(model, seconds, usage),
+      onTaskEnd: (seconds) => metrics.observeTask(seconds),
+      onCommitted: (execution, queuedWebhooks) => {
+        events.notify(execution.id);
+        if (queuedWebhooks) worker.wake();
+      },
+    },
+  });
+  const dispatcher = createLocalDispatcher({
+    concurrency: config.concurrency,
+    run: (id) => runner.run(id),
+    onError: (id, error) => logger.error({ err: error, executionId: id }, 'execution run failed'),
+  });
+  const service = new CrewService({
+    crew,
+    store,
+    runner,
+    dispatcher,
+    notifications,
+    events,
+    clock,
+    newId: randomUUID,
+    onWebhooksQueued: () => worker.wake(),
+  });
+  const server = await buildServer({
+    service,
+    authenticate: (secret) => tokens.authenticate(secret),
+    metrics,
+    logger,
+    rateLimitPerMinute: config.rateLimitPerMinute,
+    ready: () => store.ping(),
+  });
+
+  await server.listen({ port: config.port, host: config.host });
+  const address = server.server.address();
+  const port = typeof address === 'object' && address !== null ? address.port : config.port;
+  const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  worker.start();
+  const recovered = await service.recover();
+  if (recovered > 0) logger.info({ recovered }, 'continuing executions left unfinished');
+
+  return {
+    url,
+    startupToken,
+    async close() {
+      await server.close();
+      await dispatcher.drain(config.shutdownGraceMs);
+      runner.stopAll('shutdown');
+      await dispatcher.drain(1000);
+      await worker.stop();
+      await store.close();
+    },
+  };
+}
+
+function openStore(database: string): Promise<Store> {
+  return /^postgres(ql)?:\/\//.test(database) ? openPostgresStore(database) : openSqliteStore(database);
+}
+
+/**
+ * Registers `CREWD_ORG_TOKEN` when given. Otherwise makes a fresh organization token for this start and revokes
+ * the one made at the previous start, so a newcomer always has exactly one token that works.
+ */
+async function prepareToken(
+  tokens: ReturnType<typeof createTokenService>,
+  orgToken: string | undefined,
+): Promise<string | undefined> {
+  if (orgToken !== undefined) {
+    await tokens.register(orgToken, { kind: 'org', name: 'CREWD_ORG_TOKEN' });
+    return undefined;
+  }
+  for (const token of await tokens.list()) {
+    if (token.name === startupTokenName && token.revokedAt === null) await tokens.revoke(token.id);
+  }
+  const created = await tokens.create({ kind: 'org', name: startupTokenName });
+  return created.secret;
+}
+
+const startupTokenName = 'printed at start';

@@ -1,0 +1,239 @@
+import { createHash } from 'node:crypto';
+import { checkInputs } from '../crew/placeholders.ts';
+import type { CrewDefinition } from '../domain/crew.ts';
+import { CrewdError } from '../domain/errors.ts';
+import { isFinished, type Execution } from '../domain/execution.ts';
+import type { HumanFeedback } from '../domain/task-output.ts';
+import type { DeliveryRecord, ExecutionPage, StoredExecutionEvent, Store } from '../store/store.ts';
+import type { Dispatcher } from './dispatcher.ts';
+import type { EventHub } from './event-hub.ts';
+import { eventRecord } from './event-records.ts';
+import type {
+  Caller,
+  ExecutionService,
+  KickoffRequest,
+  ListRequest,
+  ResumeRequest,
+  ResumeResult,
+} from './execution-service.ts';
+import type { ExecutionRunner } from './execution-runner.ts';
+import type { Notifications } from './notifications.ts';
+
+export interface CrewServiceDeps {
+  readonly crew: CrewDefinition;
+  readonly store: Store;
+  readonly runner: ExecutionRunner;
+  readonly dispatcher: Dispatcher;
+  readonly notifications: Notifications;
+  readonly events: EventHub;
+  readonly clock: () => Date;
+  readonly newId: () => string;
+  /** Called after a change queued webhook messages, so delivery starts at once. */
+  readonly onWebhooksQueued: () => void;
+}
+
+/** How long an event watcher waits for a notification before looking at the store again. */
+const eventPollMs = 1000;
+const eventPageSize = 500;
+
+/** The execution service: kickoff, status, resume and cancel over the store, with runs handed to a dispatcher. */
+export class CrewService implements ExecutionService {
+  readonly crew: CrewDefinition;
+
+  constructor(private readonly deps: CrewServiceDeps) {
+    this.crew = deps.crew;
+  }
+
+  /** Queues every execution that was waiting or running when the process last stopped. */
+  async recover(): Promise<number> {
+    const ids = await this.deps.store.listExecutionIds(['PENDING', 'RUNNING'], Number.MAX_SAFE_INTEGER);
+    for (const id of ids) this.deps.dispatcher.submit(id);
+    return ids.length;
+  }
+
+  async kickoff(request: KickoffRequest): Promise<{ kickoffId: string }> {
+    checkInputs(this.crew, request.inputs);
+    const requestHash =
+      request.idempotencyKey === null
+        ? null
+        : hashJson({ inputs: request.inputs, meta: request.meta, webhooks: request.webhooks });
+    const result = await this.deps.store.createExecution({
+      id: this.deps.newId(),
+      inputs: request.inputs,
+      meta: request.meta,
+      webhooks: request.webhooks,
+      owner: { tokenId: request.caller.tokenId, userId: request.caller.userId },
+      idempotencyKey: request.idempotencyKey,
+      requestHash,
+      createdAt: this.deps.clock(),
+    });
+    if (!result.created && result.requestHash !== requestHash) {
+      throw new CrewdError(
+        'IDEMPOTENCY_CONFLICT',
+        'This Idempotency-Key was already used with a different request body',
+      );
+    }
+    if (result.created) this.deps.dispatcher.submit(result.execution.id);
+    return { kickoffId: result.execution.id };
+  }
+
+  async get(executionId: string, caller: Caller): Promise<Execution> {
+    const execution = await this.deps.store.getExecution(executionId);
+    if (execution === null || !visibleTo(execution, caller)) {
+      throw new CrewdError('NOT_FOUND', `No execution with id ${executionId}`);
+    }
+    return execution;
+  }
+
+  async resume(request: ResumeRequest): Promise<ResumeResult> {
+    const execution = await this.get(request.executionId, request.caller);
+    const pending = execution.pending;
+    if (execution.state !== 'PAUSED' || pending === null || pending.taskId !== request.taskId) {
+      throw notPending();
+    }
+    const feedback: HumanFeedback = {
+      taskId: pending.taskId,
+      attempt: pending.attempt,
+      text: request.feedback,
+      approved: request.approve,
+      output: pending.output.output,
+    };
+    const webhooks = {
+      taskUrl: request.taskUrl,
+      stepUrl: request.stepUrl,
+      crewUrl: request.crewUrl,
+      humanInput: request.humanInput ?? execution.webhooks.humanInput,
+    };
+    const now = this.deps.clock();
+    const guard = {
+      executionId: execution.id,
+      fromStates: ['PAUSED'] as const,
+      expectPending: { taskId: pending.taskId, attempt: pending.attempt },
+      pending: null,
+      appendFeedback: feedback,
+      now,
+    };
+    const isLastTask = execution.outputs.length + 1 >= this.crew.tasks.length;
+    if (request.approve && isLastTask) {
+      const ended: Execution = {
+        ...execution,
+        webhooks,
+        state: 'SUCCESS',
+        result: pending.output.output,
+        resultJson: pending.output.outputJson,
+        error: null,
+        finishedAt: now,
+      };
+      await this.#mustApply({
+        ...guard,
+        state: 'SUCCESS',
+        appendOutput: pending.output,
+        patch: {
+          webhooks,
+          result: ended.result,
+          resultJson: ended.resultJson,
+          currentTask: null,
+          finishedAt: now,
+        },
+        events: [eventRecord.executionResumed(feedback), eventRecord.executionEnded(ended)],
+        outbox: this.deps.notifications.crewEnded(ended, webhooks),
+      });
+      return { status: 'completed', message: 'Feedback approved; the execution is complete' };
+    }
+    await this.#mustApply({
+      ...guard,
+      state: 'PENDING',
+      ...(request.approve ? { appendOutput: pending.output } : {}),
+      patch: { webhooks },
+      events: [eventRecord.executionResumed(feedback)],
+    });
+    this.deps.dispatcher.submit(execution.id);
+    return request.approve
+      ? { status: 'resumed', message: 'Feedback approved; the execution continues with the next task' }
+      : { status: 'retrying', message: `Feedback received; task '${pending.taskId}' will run again` };
+  }
+
+  async cancel(executionId: string, caller: Caller): Promise<Execution> {
+    const execution = await this.get(executionId, caller);
+    if (isFinished(execution.state)) return execution;
+    const now = this.deps.clock();
+    const ended: Execution = { ...execution, state: 'REVOKED', currentTask: null, finishedAt: now };
+    const revoked = await this.deps.store.applyChange({
+      executionId,
+      fromStates: ['PENDING', 'RUNNING', 'PAUSED'],
+      state: 'REVOKED',
+      pending: null,
+      patch: { currentTask: null, finishedAt: now },
+      events: [eventRecord.executionEnded(ended)],
+      outbox: this.deps.notifications.crewEnded(ended),
+      now,
+    });
+    this.deps.runner.stop(executionId, 'cancelled');
+    if (revoked === null) return this.get(executionId, caller);
+    this.#committed(revoked, true);
+    return revoked;
+  }
+
+  list(request: ListRequest): Promise<ExecutionPage> {
+    return this.deps.store.listExecutions({
+      limit: request.limit,
+      ...(request.state === undefined ? {} : { state: request.state }),
+      ...(request.cursor === undefined ? {} : { cursor: request.cursor }),
+      ...(request.caller.userId === null ? {} : { userId: request.caller.userId }),
+    });
+  }
+
+  async *watchEvents(
+    executionId: string,
+    caller: Caller,
+    afterSequence: number,
+    signal: AbortSignal,
+  ): AsyncIterable<StoredExecutionEvent> {
+    await this.get(executionId, caller);
+    let last = afterSequence;
+    while (!signal.aborted) {
+      const events = await this.deps.store.listEvents(executionId, last, eventPageSize);
+      for (const event of events) {
+        last = event.sequence;
+        yield event;
+      }
+      if (events.length === eventPageSize) continue;
+      const execution = await this.deps.store.getExecution(executionId);
+      if (execution === null || isFinished(execution.state)) {
+        const rest = await this.deps.store.listEvents(executionId, last, eventPageSize);
+        if (rest.length === 0) return;
+        continue;
+      }
+      await this.deps.events.wait(executionId, eventPollMs, signal);
+    }
+  }
+
+  async deliveries(executionId: string, caller: Caller): Promise<readonly DeliveryRecord[]> {
+    await this.get(executionId, caller);
+    return this.deps.store.listDeliveries(executionId);
+  }
+
+  async #mustApply(change: Parameters<Store['applyChange']>[0]): Promise<Execution> {
+    const execution = await this.deps.store.applyChange(change);
+    if (execution === null) throw notPending();
+    this.#committed(execution, (change.outbox?.length ?? 0) > 0);
+    return execution;
+  }
+
+  #committed(execution: Execution, queuedWebhooks: boolean): void {
+    this.deps.events.notify(execution.id);
+    if (queuedWebhooks) this.deps.onWebhooksQueued();
+  }
+}
+
+function visibleTo(execution: Execution, caller: Caller): boolean {
+  return caller.kind === 'org' || execution.owner.userId === caller.userId;
+}
+
+function notPending(): CrewdError {
+  return new CrewdError('NOT_PENDING_HUMAN_INPUT', 'Execution is not in pending human input state');
+}
+
+function hashJson(value: unknown): string {
+  return createHash('sha256').update(JSON.stringify(value)).digest('hex');
+}

@@ -1,0 +1,58 @@
+/**
+ * Decides when a queued execution runs. The in-process one here runs at most `concurrency` at once; a job engine
+ * shared by several processes can take its place behind the same interface.
+ */
+export interface Dispatcher {
+  /** Queues an execution; running it twice at once is prevented by the dispatcher. */
+  submit(executionId: string): void;
+  /** Stops starting new work and resolves when running work has ended or the deadline passed. */
+  drain(deadlineMs: number): Promise<void>;
+}
+
+export type ExecutionHandler = (executionId: string) => Promise<void>;
+
+export function createLocalDispatcher(options: {
+  concurrency: number;
+  run: ExecutionHandler;
+  onError: (executionId: string, error: unknown) => void;
+}): Dispatcher {
+  const queue: string[] = [];
+  const queued = new Set<string>();
+  const running = new Map<string, Promise<void>>();
+  let draining = false;
+
+  function pump(): void {
+    while (!draining && running.size < options.concurrency && queue.length > 0) {
+      const executionId = queue.shift() as string;
+      queued.delete(executionId);
+      const job = options
+        .run(executionId)
+        .catch((error: unknown) => options.onError(executionId, error))
+        .finally(() => {
+          running.delete(executionId);
+          pump();
+        });
+      running.set(executionId, job);
+    }
+  }
+
+  return {
+    submit(executionId) {
+      if (draining || queued.has(executionId) || running.has(executionId)) return;
+      queued.add(executionId);
+      queue.push(executionId);
+      pump();
+    },
+    async drain(deadlineMs) {
+      draining = true;
+      queue.length = 0;
+      queued.clear();
+      let timer: NodeJS.Timeout | undefined;
+      const deadline = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, deadlineMs);
+      });
+      await Promise.race([Promise.allSettled([...running.values()]), deadline]);
+      clearTimeout(timer);
+    },
+  };
+}
