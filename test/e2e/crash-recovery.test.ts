@@ -1,0 +1,108 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  startFakeOpenAI,
+  type FakeOpenAIServer,
+  type RecordedRequest,
+} from '../support/fake-openai-server.ts';
+import { apiClient, crewsDir, spawnCrewd, tempDatabase, type CrewdProcess } from '../support/crewd.ts';
+
+let model: FakeOpenAIServer;
+let slowTask: string | null = null;
+const running: CrewdProcess[] = [];
+
+const userText = (request: RecordedRequest): string =>
+  (request.body.messages as { role: string; content: string }[])
+    .filter((message) => message.role === 'user')
+    .map((message) => message.content)
+    .join('\n');
+const requestsFor = (words: string): RecordedRequest[] =>
+  model.requests.filter((request) => userText(request).includes(words));
+
+async function until(check: () => boolean, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((done) => setTimeout(done, 20));
+  }
+}
+
+async function serve(crew: string, database: string): Promise<CrewdProcess> {
+  const crewd = await spawnCrewd({ crewDir: join(crewsDir, crew), database, modelUrl: model.url });
+  running.push(crewd);
+  return crewd;
+}
+
+async function kill(crewd: CrewdProcess): Promise<void> {
+  crewd.child.kill('SIGKILL');
+  await crewd.exited;
+}
+
+beforeAll(async () => {
+  let answers = 0;
+  model = await startFakeOpenAI({
+    respond: (request) => {
+      const slow = slowTask !== null && userText(request).includes(slowTask);
+      return { content: `Answer number ${++answers}.`, ...(slow ? { delayMs: 60_000 } : {}) };
+    },
+  });
+});
+
+afterAll(async () => {
+  for (const crewd of running) crewd.child.kill('SIGKILL');
+  await model.close();
+});
+
+describe('crash recovery', () => {
+  it('finishes an execution killed mid-task without running a saved task again', async () => {
+    const database = tempDatabase();
+    const first = await serve('plain-crew', database);
+    slowTask = 'Write the note about comets';
+    const kickoff = await apiClient(first.url).post('/kickoff', { inputs: { topic: 'comets' } });
+    expect(kickoff.status).toBe(200);
+    await until(() => requestsFor('Write the note about comets').length === 1);
+    await kill(first);
+
+    slowTask = null;
+    const second = await serve('plain-crew', database);
+    const done = await apiClient(second.url).waitForState(kickoff.body.kickoff_id, ['SUCCESS', 'FAILED']);
+    expect(done.body.state).toBe('SUCCESS');
+    expect(done.body.tasks.map((task: { task_id: string }) => task.task_id)).toEqual([
+      'outline',
+      'note',
+      'summary',
+    ]);
+    expect(requestsFor('Outline a note about comets')).toHaveLength(1);
+    expect(requestsFor('Write the note about comets')).toHaveLength(2);
+    await kill(second);
+  });
+
+  it('keeps a paused execution across a kill and resumes it after the restart', async () => {
+    const database = tempDatabase();
+    const first = await serve('review-crew', database);
+    const kickoff = await apiClient(first.url).post('/kickoff', {
+      inputs: { product: 'sofas', audience: 'shops' },
+    });
+    const id = kickoff.body.kickoff_id as string;
+    await apiClient(first.url).waitForState(id, ['PAUSED']);
+    await kill(first);
+
+    const second = await serve('review-crew', database);
+    const api = apiClient(second.url);
+    const paused = await api.get(`/status/${id}`);
+    expect(paused.body.state).toBe('PAUSED');
+    expect(paused.body.status).toBe('Pending Human Input');
+    const resumed = await api.post('/resume', {
+      execution_id: id,
+      task_id: 'draft',
+      human_feedback: 'Looks right.',
+      is_approve: true,
+    });
+    expect(resumed.body.status).toBe('resumed');
+    const done = await api.waitForState(id, ['SUCCESS', 'FAILED']);
+    expect(done.body.state).toBe('SUCCESS');
+    expect(requestsFor('List three facts about sofas')).toHaveLength(1);
+    expect(requestsFor('Draft a one-paragraph brief about sofas')).toHaveLength(1);
+    await kill(second);
+  });
+});

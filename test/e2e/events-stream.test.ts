@@ -1,0 +1,96 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningServer } from '../../src/main.ts';
+import { startFakeOpenAI, type FakeOpenAIServer } from '../support/fake-openai-server.ts';
+import { apiClient, crewsDir, startCrewd, testToken } from '../support/crewd.ts';
+
+let model: FakeOpenAIServer;
+let crewd: RunningServer;
+
+interface SseEvent {
+  id: number;
+  event: string;
+  data: Record<string, unknown>;
+}
+
+/** Reads Server-Sent Events until `stopAfter` events arrived or the stream ended. */
+async function readEvents(
+  url: string,
+  headers: Record<string, string>,
+  stopAfter = Infinity,
+): Promise<SseEvent[]> {
+  const controller = new AbortController();
+  const response = await fetch(url, {
+    headers: { authorization: `Bearer ${testToken}`, ...headers },
+    signal: controller.signal,
+  });
+  expect(response.status).toBe(200);
+  expect(response.headers.get('content-type')).toContain('text/event-stream');
+  const events: SseEvent[] = [];
+  const decoder = new TextDecoder();
+  let buffer = '';
+  try {
+    for await (const chunk of response.body!) {
+      buffer += decoder.decode(chunk as Uint8Array, { stream: true });
+      let end: number;
+      while ((end = buffer.indexOf('\n\n')) !== -1) {
+        const block = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const fields = Object.fromEntries(
+          block
+            .split('\n')
+            .filter((line) => !line.startsWith(':') && line.includes(':'))
+            .map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()]),
+        );
+        if (fields.id === undefined) continue;
+        events.push({
+          id: Number(fields.id),
+          event: fields.event ?? '',
+          data: JSON.parse(fields.data ?? '{}'),
+        });
+        if (events.length >= stopAfter) {
+          controller.abort();
+          return events;
+        }
+      }
+    }
+  } catch (error) {
+    if (!controller.signal.aborted) throw error;
+  }
+  return events;
+}
+
+beforeAll(async () => {
+  model = await startFakeOpenAI({ respond: () => ({ content: 'An answer.', delayMs: 50 }) });
+  crewd = await startCrewd({ crewDir: join(crewsDir, 'plain-crew'), modelUrl: model.url });
+});
+
+afterAll(async () => {
+  await crewd.close();
+  await model.close();
+});
+
+describe('execution events', () => {
+  it('streams events and resumes after Last-Event-ID without gaps or repeats', async () => {
+    const api = apiClient(crewd.url);
+    const kickoff = await api.post('/kickoff', { inputs: { topic: 'rivers' } });
+    const url = `${crewd.url}/executions/${kickoff.body.kickoff_id}/events`;
+
+    const head = await readEvents(url, {}, 3);
+    expect(head.map((event) => event.id)).toEqual([1, 2, 3]);
+    const tail = await readEvents(url, { 'last-event-id': '3' });
+    const all = [...head, ...tail];
+    expect(all.map((event) => event.id)).toEqual(all.map((_, index) => index + 1));
+    expect(all[0]!.event).toBe('execution-start');
+    expect(all.at(-1)!.event).toBe('execution-end');
+    expect(all.at(-1)!.data).toMatchObject({ state: 'SUCCESS' });
+    expect(all.filter((event) => event.event === 'task-end').map((event) => event.data.task_id)).toEqual([
+      'outline',
+      'note',
+      'summary',
+    ]);
+
+    const replay = await readEvents(url, {});
+    expect(replay).toEqual(all);
+  });
+});

@@ -1,0 +1,125 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { pino } from 'pino';
+import { readServeConfig } from '../../src/config.ts';
+import { startServer, type RunningServer } from '../../src/main.ts';
+
+export const testToken = 'crewd_test_organization_token_0001';
+const repoRoot = resolve(import.meta.dirname, '../..');
+
+export function tempDatabase(): string {
+  return join(mkdtempSync(join(tmpdir(), 'crewd-e2e-')), 'crewd.db');
+}
+
+export interface CrewdOptions {
+  readonly crewDir: string;
+  readonly database?: string;
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+function serverEnv(options: CrewdOptions, modelUrl: string): Record<string, string> {
+  return {
+    CREWD_ORG_TOKEN: testToken,
+    OPENAI_BASE_URL: modelUrl,
+    OPENAI_API_KEY: 'sk-test-key',
+    CREWD_WEBHOOK_ALLOW_PRIVATE: '1',
+    CREWD_RATE_LIMIT: '0',
+    ...options.env,
+  };
+}
+
+/** Starts crewd in this process on a free port, with the organization token `testToken`. */
+export async function startCrewd(options: CrewdOptions & { modelUrl: string }): Promise<RunningServer> {
+  const env = serverEnv(options, options.modelUrl);
+  const database = options.database ?? tempDatabase();
+  const config = readServeConfig(options.crewDir, { port: '0', database }, env);
+  return startServer(config, { env, logger: pino({ level: 'silent' }) });
+}
+
+export interface CrewdProcess {
+  readonly url: string;
+  readonly child: ChildProcess;
+  /** Everything the process printed so far. */
+  output(): string;
+  /** Resolves with the exit code (or signal) once the process has ended. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Starts `crewd serve` as a child process (for crash tests) and waits until it prints its URL. */
+export async function spawnCrewd(options: CrewdOptions & { modelUrl: string }): Promise<CrewdProcess> {
+  const database = options.database ?? tempDatabase();
+  const child = spawn(
+    process.execPath,
+    [join(repoRoot, 'bin/crewd.js'), 'serve', options.crewDir, '--port', '0', '--database', database],
+    { cwd: repoRoot, env: { ...process.env, ...serverEnv(options, options.modelUrl) }, stdio: 'pipe' },
+  );
+  let output = '';
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => {
+    child.on('exit', (code, signal) => done({ code, signal }));
+  });
+  const url = await new Promise<string>((done, fail) => {
+    const onData = (chunk: Buffer): void => {
+      output += chunk.toString();
+      const match = /http:\/\/127\.0\.0\.1:\d+/.exec(output);
+      if (match !== null) done(match[0]);
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    void exited.then(() => fail(new Error(`crewd exited before listening:\n${output}`)));
+    setTimeout(() => fail(new Error(`crewd did not start in time:\n${output}`)), 20_000).unref();
+  });
+  return { url, child, output: () => output, exited };
+}
+
+export interface ApiResponse {
+  readonly status: number;
+  readonly headers: Headers;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary response fields
+  readonly body: any;
+}
+
+/** A small JSON client for tests. */
+export function apiClient(baseUrl: string, token: string | null = testToken) {
+  async function call(method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
+    const response = await fetch(`${baseUrl}${path}`, {
+      method,
+      headers: {
+        ...(token === null ? {} : { authorization: `Bearer ${token}` }),
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...headers,
+      },
+      ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      // plain text answers (GET /) stay text
+    }
+    return { status: response.status, headers: response.headers, body: parsed } as ApiResponse;
+  }
+  return {
+    get: (path: string, headers?: Record<string, string>) => call('GET', path, undefined, headers),
+    post: (path: string, body?: unknown, headers?: Record<string, string>) =>
+      call('POST', path, body, headers),
+    /** Polls /status until the state is one of `states`. */
+    async waitForState(id: string, states: readonly string[], timeoutMs = 20_000): Promise<ApiResponse> {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const status = await call('GET', `/status/${id}`);
+        if (states.includes(status.body?.state as string)) return status;
+        if (Date.now() > deadline) {
+          throw new Error(
+            `execution ${id} stayed ${JSON.stringify(status.body?.state)}; wanted ${states.join('/')}`,
+          );
+        }
+        await new Promise((done) => setTimeout(done, 25));
+      }
+    },
+  };
+}
+
+export const crewsDir = join(repoRoot, 'test/e2e/crews');
