@@ -1,0 +1,136 @@
+import type { AgentStep } from '../domain/events.ts';
+import type { Execution, ExecutionState, PendingHumanInput, WebhookTargets } from '../domain/execution.ts';
+import { executionStates } from '../domain/execution.ts';
+import type { HumanFeedback, TaskOutput } from '../domain/task-output.ts';
+import type { TokenUsage } from '../domain/usage.ts';
+import type {
+  DeliveryRecord,
+  DeliveryStatus,
+  OutboxMessage,
+  StoredExecutionEvent,
+  TokenKind,
+  TokenRecord,
+  WebhookKind,
+} from './store.ts';
+
+export type Row = Readonly<Record<string, unknown>>;
+
+type DeliveryAttemptRecord = DeliveryRecord['attempts'][number];
+
+/** How one driver hands back JSON and timestamp columns (SQLite: text; pg: parsed values). */
+export interface RowCodec {
+  json(value: unknown): unknown;
+  date(value: unknown): Date;
+}
+
+/** Turns the rows of the shared table layout into domain records, for either adapter. */
+export interface RowDecoder {
+  execution(row: Row): Execution;
+  event(row: Row): StoredExecutionEvent;
+  token(row: Row): TokenRecord;
+  outboxMessage(row: Row): OutboxMessage;
+  /** Rows of messages left-joined with their attempts, ordered by message then attempt. */
+  deliveries(rows: readonly Row[]): DeliveryRecord[];
+  stateCounts(rows: readonly Row[]): Record<ExecutionState, number>;
+}
+
+export function rowDecoder(codec: RowCodec): RowDecoder {
+  const json = <T>(value: unknown): T => codec.json(value) as T;
+  const nullableJson = <T>(value: unknown): T | null => (value === null ? null : json<T>(value));
+  const nullableDate = (value: unknown): Date | null => (value === null ? null : codec.date(value));
+  const text = (value: unknown): string => value as string;
+  const nullableText = (value: unknown): string | null => value as string | null;
+
+  return {
+    execution: (row) => ({
+      id: text(row.id),
+      state: row.state as ExecutionState,
+      inputs: json<Record<string, unknown>>(row.inputs),
+      meta: nullableJson<Record<string, unknown>>(row.meta),
+      webhooks: json<WebhookTargets>(row.webhooks),
+      owner: { tokenId: text(row.owner_token_id), userId: nullableText(row.owner_user_id) },
+      outputs: json<TaskOutput[]>(row.outputs),
+      feedback: json<HumanFeedback[]>(row.feedback),
+      pending: nullableJson<PendingHumanInput>(row.pending),
+      currentTask: nullableText(row.current_task),
+      lastStep: nullableJson<AgentStep>(row.last_step),
+      usage: json<TokenUsage>(row.usage),
+      result: nullableText(row.result),
+      resultJson: nullableJson<Record<string, unknown>>(row.result_json),
+      error: nullableText(row.error),
+      createdAt: codec.date(row.created_at),
+      updatedAt: codec.date(row.updated_at),
+      startedAt: nullableDate(row.started_at),
+      finishedAt: nullableDate(row.finished_at),
+    }),
+
+    event: (row) => ({
+      executionId: text(row.execution_id),
+      sequence: Number(row.sequence),
+      type: text(row.type),
+      data: json<Record<string, unknown>>(row.data),
+      createdAt: codec.date(row.created_at),
+    }),
+
+    token: (row) => ({
+      id: text(row.id),
+      kind: row.kind as TokenKind,
+      userId: nullableText(row.user_id),
+      name: nullableText(row.name),
+      hash: text(row.hash),
+      createdAt: codec.date(row.created_at),
+      revokedAt: nullableDate(row.revoked_at),
+    }),
+
+    outboxMessage: (row) => ({
+      id: text(row.id),
+      executionId: text(row.execution_id),
+      kind: row.kind as WebhookKind,
+      url: text(row.url),
+      payload: json<Record<string, unknown>>(row.payload),
+      headers: json<Record<string, string>>(row.headers),
+      status: row.status as DeliveryStatus,
+      attempts: Number(row.attempts),
+      nextAttemptAt: codec.date(row.next_attempt_at),
+      createdAt: codec.date(row.created_at),
+    }),
+
+    deliveries: (rows) => {
+      const records = new Map<string, DeliveryRecord & { attempts: DeliveryAttemptRecord[] }>();
+      for (const row of rows) {
+        const id = text(row.id);
+        let record = records.get(id);
+        if (record === undefined) {
+          record = {
+            id,
+            kind: row.kind as WebhookKind,
+            url: text(row.url),
+            status: row.status as DeliveryStatus,
+            createdAt: codec.date(row.created_at),
+            attempts: [],
+          };
+          records.set(id, record);
+        }
+        if (row.attempt !== null) {
+          record.attempts.push({
+            attempt: Number(row.attempt),
+            at: codec.date(row.at),
+            statusCode: row.status_code === null ? null : Number(row.status_code),
+            error: nullableText(row.error),
+            durationMs: Number(row.duration_ms),
+          });
+        }
+      }
+      return [...records.values()];
+    },
+
+    stateCounts: (rows) => {
+      const counts = Object.fromEntries(executionStates.map((state) => [state, 0])) as Record<
+        ExecutionState,
+        number
+      >;
+      for (const row of rows) counts[row.state as ExecutionState] = Number(row.count);
+      return counts;
+    },
+  };
+}
