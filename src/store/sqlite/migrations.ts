@@ -1,0 +1,120 @@
+import type Database from 'better-sqlite3';
+import type { Migration } from '../migration.ts';
+
+/** The SQLite schema, oldest first. Dates are ISO-8601 UTC text, which sorts in time order; JSON is text. */
+export const sqliteMigrations: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'initial schema',
+    sql: `
+      CREATE TABLE executions (
+        id TEXT PRIMARY KEY,
+        state TEXT NOT NULL
+          CHECK (state IN ('PENDING', 'RUNNING', 'PAUSED', 'SUCCESS', 'FAILED', 'REVOKED')),
+        inputs TEXT NOT NULL,
+        meta TEXT,
+        webhooks TEXT NOT NULL,
+        owner_token_id TEXT NOT NULL,
+        owner_user_id TEXT,
+        idempotency_key TEXT,
+        request_hash TEXT,
+        outputs TEXT NOT NULL DEFAULT '[]',
+        feedback TEXT NOT NULL DEFAULT '[]',
+        pending TEXT,
+        current_task TEXT,
+        last_step TEXT,
+        usage TEXT NOT NULL,
+        result TEXT,
+        result_json TEXT,
+        error TEXT,
+        last_event_sequence INTEGER NOT NULL DEFAULT 0,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        started_at TEXT,
+        finished_at TEXT
+      ) STRICT;
+      CREATE UNIQUE INDEX executions_idempotency ON executions (owner_token_id, idempotency_key);
+      CREATE INDEX executions_created ON executions (created_at, id);
+      CREATE INDEX executions_state_created ON executions (state, created_at, id);
+      CREATE INDEX executions_user_created ON executions (owner_user_id, created_at, id);
+
+      CREATE TABLE execution_events (
+        execution_id TEXT NOT NULL REFERENCES executions (id) ON DELETE CASCADE,
+        sequence INTEGER NOT NULL,
+        type TEXT NOT NULL,
+        data TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (execution_id, sequence)
+      ) STRICT, WITHOUT ROWID;
+
+      CREATE TABLE tokens (
+        id TEXT PRIMARY KEY,
+        kind TEXT NOT NULL CHECK (kind IN ('org', 'user')),
+        user_id TEXT,
+        name TEXT,
+        hash TEXT NOT NULL UNIQUE,
+        created_at TEXT NOT NULL,
+        revoked_at TEXT
+      ) STRICT;
+
+      CREATE TABLE outbox_messages (
+        seq INTEGER PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        execution_id TEXT NOT NULL REFERENCES executions (id) ON DELETE CASCADE,
+        kind TEXT NOT NULL,
+        url TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        headers TEXT NOT NULL,
+        status TEXT NOT NULL DEFAULT 'pending' CHECK (status IN ('pending', 'delivered', 'failed')),
+        attempts INTEGER NOT NULL DEFAULT 0,
+        next_attempt_at TEXT NOT NULL,
+        lease_until TEXT,
+        created_at TEXT NOT NULL
+      ) STRICT;
+      CREATE INDEX outbox_pending_pair ON outbox_messages (execution_id, url, seq) WHERE status = 'pending';
+      CREATE INDEX outbox_pending_due ON outbox_messages (next_attempt_at, seq) WHERE status = 'pending';
+      CREATE INDEX outbox_execution ON outbox_messages (execution_id, seq);
+      CREATE INDEX outbox_failed ON outbox_messages (status) WHERE status = 'failed';
+
+      CREATE TABLE delivery_attempts (
+        id INTEGER PRIMARY KEY,
+        message_id TEXT NOT NULL REFERENCES outbox_messages (id) ON DELETE CASCADE,
+        attempt INTEGER NOT NULL,
+        at TEXT NOT NULL,
+        status_code INTEGER,
+        error TEXT,
+        duration_ms REAL NOT NULL
+      ) STRICT;
+      CREATE INDEX delivery_attempts_message ON delivery_attempts (message_id, id);
+    `,
+  },
+];
+
+/** Applies the migrations not yet recorded; `BEGIN IMMEDIATE` makes a second process wait, then find none. */
+export function migrateSqlite(
+  db: Database.Database,
+  migrations: readonly Migration[] = sqliteMigrations,
+): void {
+  db.transaction(() => {
+    db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+      version INTEGER PRIMARY KEY,
+      name TEXT NOT NULL,
+      applied_at TEXT NOT NULL
+    ) STRICT`);
+    const applied = new Set(
+      db
+        .prepare('SELECT version FROM schema_migrations')
+        .pluck()
+        .all()
+        .map((version) => Number(version)),
+    );
+    const record = db.prepare(
+      "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%fZ'))",
+    );
+    for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
+      if (applied.has(migration.version)) continue;
+      db.exec(migration.sql);
+      record.run(migration.version, migration.name);
+    }
+  }).immediate();
+}

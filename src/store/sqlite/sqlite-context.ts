@@ -1,0 +1,56 @@
+import type Database from 'better-sqlite3';
+import { CrewdError } from '../../domain/errors.ts';
+import type { Row, RowDecoder } from '../row-decoder.ts';
+import { rowDecoder } from '../row-decoder.ts';
+
+/** What the SQLite store's parts share: the connection, its prepared statements and the row decoder. */
+export interface SqliteContext {
+  readonly db: Database.Database;
+  /** The statement for this SQL, prepared on first use (after migrations have created the tables). */
+  readonly statement: (sql: string) => Database.Statement<unknown[], Row>;
+  readonly decode: RowDecoder;
+}
+
+export function createSqliteContext(db: Database.Database): SqliteContext {
+  const statements = new Map<string, Database.Statement<unknown[], Row>>();
+  return {
+    db,
+    statement: (sql) => {
+      let statement = statements.get(sql);
+      if (statement === undefined) {
+        statement = db.prepare<unknown[], Row>(sql);
+        statements.set(sql, statement);
+      }
+      return statement;
+    },
+    decode: rowDecoder({
+      json: (value) => JSON.parse(value as string) as unknown,
+      date: (value) => new Date(value as string),
+    }),
+  };
+}
+
+/**
+ * Runs synchronous database work as a promise, so callers see the same port as with PostgreSQL. A database locked by
+ * another process past the busy timeout is reported as a retryable dependency failure.
+ */
+export function settle<T>(work: () => T): Promise<T> {
+  return new Promise((resolve) => {
+    try {
+      resolve(work());
+    } catch (error) {
+      if (isBusy(error)) {
+        throw new CrewdError('DEPENDENCY_UNAVAILABLE', 'The database is busy', {
+          retryable: true,
+          cause: error,
+        });
+      }
+      throw error;
+    }
+  });
+}
+
+function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED';
+}

@@ -1,0 +1,153 @@
+import { executionPage } from '../execution-cursor.ts';
+import { executionChangeValues, executionQueryValues, newExecutionValues } from '../row-encoder.ts';
+import type { EventStore, ExecutionChange, ExecutionStore } from '../store.ts';
+import type { SqliteContext } from './sqlite-context.ts';
+import { settle } from './sqlite-context.ts';
+
+const insertExecution = `
+  INSERT INTO executions (id, state, inputs, meta, webhooks, owner_token_id, owner_user_id, idempotency_key,
+    request_hash, usage, created_at, updated_at)
+  VALUES (:id, :state, :inputs, :meta, :webhooks, :owner_token_id, :owner_user_id, :idempotency_key,
+    :request_hash, :usage, :created_at, :created_at)
+  ON CONFLICT (owner_token_id, idempotency_key) DO NOTHING
+  RETURNING *`;
+
+const selectByIdempotencyKey = `
+  SELECT * FROM executions WHERE owner_token_id = :owner_token_id AND idempotency_key = :idempotency_key`;
+
+const selectExecution = 'SELECT * FROM executions WHERE id = ?';
+
+const selectPage = `
+  SELECT * FROM executions
+  WHERE (:state IS NULL OR state = :state)
+    AND (:user_id IS NULL OR owner_user_id = :user_id)
+    AND (:cursor_id IS NULL OR (created_at, id) < (:cursor_created_at, :cursor_id))
+  ORDER BY created_at DESC, id DESC
+  LIMIT :limit`;
+
+const selectIds = `
+  SELECT id FROM executions WHERE state IN (SELECT value FROM json_each(?))
+  ORDER BY created_at, id LIMIT ?`;
+
+// The guards sit in the WHERE clause, so the update is a compare-and-set; `last_event_sequence` reserves the
+// numbers of the events written in the same transaction.
+const updateExecution = `
+  UPDATE executions SET
+    state = coalesce(:state, state),
+    current_task = CASE WHEN :set_current_task THEN :current_task ELSE current_task END,
+    last_step = CASE WHEN :set_last_step THEN :last_step ELSE last_step END,
+    usage = coalesce(:usage, usage),
+    result = CASE WHEN :set_result THEN :result ELSE result END,
+    result_json = CASE WHEN :set_result_json THEN :result_json ELSE result_json END,
+    error = CASE WHEN :set_error THEN :error ELSE error END,
+    webhooks = coalesce(:webhooks, webhooks),
+    started_at = coalesce(:started_at, started_at),
+    finished_at = coalesce(:finished_at, finished_at),
+    outputs = CASE WHEN :append_output IS NULL THEN outputs
+      ELSE json_insert(outputs, '$[#]', json(:append_output)) END,
+    feedback = CASE WHEN :append_feedback IS NULL THEN feedback
+      ELSE json_insert(feedback, '$[#]', json(:append_feedback)) END,
+    pending = CASE WHEN :set_pending THEN :pending ELSE pending END,
+    last_event_sequence = last_event_sequence + :event_count,
+    updated_at = :now
+  WHERE id = :id
+    AND state IN (SELECT value FROM json_each(:from_states))
+    AND (:expect_task IS NULL
+      OR (pending ->> '$.taskId' = :expect_task AND pending ->> '$.attempt' = :expect_attempt))
+  RETURNING *`;
+
+const insertEvent = `
+  INSERT INTO execution_events (execution_id, sequence, type, data, created_at)
+  VALUES (?, ?, ?, ?, ?)`;
+
+const insertOutboxMessage = `
+  INSERT INTO outbox_messages (id, execution_id, kind, url, payload, headers, next_attempt_at, created_at)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?)`;
+
+const countStates = 'SELECT state, count(*) AS count FROM executions GROUP BY state';
+
+const selectEvents = `
+  SELECT * FROM execution_events WHERE execution_id = ? AND sequence > ?
+  ORDER BY sequence LIMIT ?`;
+
+export function sqliteExecutionStore({ db, statement, decode }: SqliteContext): ExecutionStore & EventStore {
+  const applyChange = db.transaction((change: ExecutionChange) => {
+    const values = { ...executionChangeValues(change), from_states: JSON.stringify(change.fromStates) };
+    const row = statement(updateExecution).get(values);
+    if (row === undefined) return null;
+    const now = change.now.toISOString();
+    const events = change.events ?? [];
+    const firstSequence = Number(row.last_event_sequence) - events.length + 1;
+    events.forEach((event, index) => {
+      statement(insertEvent).run(
+        change.executionId,
+        firstSequence + index,
+        event.type,
+        JSON.stringify(event.data),
+        now,
+      );
+    });
+    for (const message of change.outbox ?? []) {
+      statement(insertOutboxMessage).run(
+        message.id,
+        change.executionId,
+        message.kind,
+        message.url,
+        JSON.stringify(message.payload),
+        JSON.stringify(message.headers),
+        now,
+        now,
+      );
+    }
+    return decode.execution(row);
+  });
+
+  return {
+    createExecution: (execution) =>
+      settle(() => {
+        const values = newExecutionValues(execution);
+        const inserted = statement(insertExecution).get(values);
+        if (inserted !== undefined) return { created: true, execution: decode.execution(inserted) };
+        const existing = statement(selectByIdempotencyKey).get(values);
+        if (existing === undefined) throw new Error('Execution insert was skipped without a conflicting row');
+        return {
+          created: false,
+          execution: decode.execution(existing),
+          requestHash: existing.request_hash as string | null,
+        };
+      }),
+
+    getExecution: (id) =>
+      settle(() => {
+        const row = statement(selectExecution).get(id);
+        return row === undefined ? null : decode.execution(row);
+      }),
+
+    listExecutions: (query) =>
+      settle(() => {
+        const rows = statement(selectPage).all(executionQueryValues(query));
+        return executionPage(
+          rows.map((row) => decode.execution(row)),
+          query.limit,
+        );
+      }),
+
+    listExecutionIds: (states, limit) =>
+      settle(() =>
+        statement(selectIds)
+          .all(JSON.stringify(states), limit)
+          .map((row) => row.id as string),
+      ),
+
+    applyChange: (change) => settle(() => applyChange.immediate(change)),
+
+    countByState: () => settle(() => decode.stateCounts(statement(countStates).all())),
+
+    listEvents: (executionId, afterSequence, limit) =>
+      settle(() =>
+        statement(selectEvents)
+          .all(executionId, afterSequence, limit)
+          .map((row) => decode.event(row)),
+      ),
+  };
+}

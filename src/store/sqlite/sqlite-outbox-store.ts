@@ -1,0 +1,75 @@
+import { CrewdError } from '../../domain/errors.ts';
+import { deliveryValues } from '../row-encoder.ts';
+import type { DeliveryAttempt, DeliveryOutcome, OutboxStore } from '../store.ts';
+import type { SqliteContext } from './sqlite-context.ts';
+import { settle } from './sqlite-context.ts';
+
+// A message is due only when no older message to the same (execution, url) is still pending, so one URL receives an
+// execution's messages in order.
+const claimMessages = `
+  UPDATE outbox_messages SET lease_until = :lease_until
+  WHERE seq IN (
+    SELECT message.seq FROM outbox_messages AS message
+    WHERE message.status = 'pending'
+      AND message.next_attempt_at <= :now
+      AND (message.lease_until IS NULL OR message.lease_until <= :now)
+      AND NOT EXISTS (
+        SELECT 1 FROM outbox_messages AS older
+        WHERE older.execution_id = message.execution_id AND older.url = message.url
+          AND older.status = 'pending' AND older.seq < message.seq)
+    ORDER BY message.next_attempt_at, message.seq
+    LIMIT :limit)
+  RETURNING *`;
+
+const updateMessage = `
+  UPDATE outbox_messages SET
+    attempts = attempts + 1,
+    status = :status,
+    next_attempt_at = coalesce(:next_attempt_at, next_attempt_at),
+    lease_until = NULL
+  WHERE id = :message_id`;
+
+const insertAttempt = `
+  INSERT INTO delivery_attempts (message_id, attempt, at, status_code, error, duration_ms)
+  VALUES (:message_id, :attempt, :at, :status_code, :error, :duration_ms)`;
+
+const selectDeliveries = `
+  SELECT message.id, message.kind, message.url, message.status, message.created_at,
+    attempt.attempt, attempt.at, attempt.status_code, attempt.error, attempt.duration_ms
+  FROM outbox_messages AS message
+  LEFT JOIN delivery_attempts AS attempt ON attempt.message_id = message.id
+  WHERE message.execution_id = ?
+  ORDER BY message.seq, attempt.id`;
+
+const countFailed = "SELECT count(*) AS count FROM outbox_messages WHERE status = 'failed'";
+
+export function sqliteOutboxStore({ db, statement, decode }: SqliteContext): OutboxStore {
+  const recordDelivery = db.transaction((attempt: DeliveryAttempt, outcome: DeliveryOutcome) => {
+    const values = deliveryValues(attempt, outcome);
+    if (statement(updateMessage).run(values).changes === 0) {
+      throw new CrewdError('NOT_FOUND', 'Unknown outbox message');
+    }
+    statement(insertAttempt).run(values);
+  });
+
+  return {
+    claimDueMessages: (now, limit, leaseMs) =>
+      settle(() =>
+        statement(claimMessages)
+          .all({
+            now: now.toISOString(),
+            lease_until: new Date(now.getTime() + leaseMs).toISOString(),
+            limit,
+          })
+          .sort((a, b) => Number(a.seq) - Number(b.seq))
+          .map((row) => decode.outboxMessage(row)),
+      ),
+
+    recordDelivery: (attempt, outcome) => settle(() => recordDelivery.immediate(attempt, outcome)),
+
+    listDeliveries: (executionId) =>
+      settle(() => decode.deliveries(statement(selectDeliveries).all(executionId))),
+
+    countFailedMessages: () => settle(() => Number(statement(countFailed).get()?.count)),
+  };
+}

@@ -1,0 +1,49 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { CrewdError } from '../../domain/errors.ts';
+import type { Store } from '../store.ts';
+import { migrateSqlite } from './migrations.ts';
+import { createSqliteContext, settle } from './sqlite-context.ts';
+import { sqliteExecutionStore } from './sqlite-execution-store.ts';
+import { sqliteOutboxStore } from './sqlite-outbox-store.ts';
+import { sqliteTokenStore } from './sqlite-token-store.ts';
+
+/** How long a write waits for another process's transaction before giving up. */
+const busyTimeoutMs = 5_000;
+
+/**
+ * Opens (creating it and its directory when missing) the embedded SQLite store at `path`. Call `migrate()` before
+ * use. Several processes may share the file: WAL lets readers run beside the one writer.
+ */
+export function openSqliteStore(path: string): Promise<Store> {
+  return settle(() => {
+    let db: Database.Database;
+    try {
+      if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+      db = new Database(path, { timeout: busyTimeoutMs });
+      db.pragma('journal_mode = WAL');
+    } catch (error) {
+      // Named for the operator who configured it: this happens at start-up, never in answer to a client.
+      throw new CrewdError('CONFIG_INVALID', `Cannot open the SQLite database at ${path}`, { cause: error });
+    }
+    // NORMAL keeps commits durable across process crashes; only a power loss may drop the latest ones.
+    db.pragma('synchronous = NORMAL');
+    db.pragma('foreign_keys = ON');
+    const context = createSqliteContext(db);
+    return {
+      ...sqliteExecutionStore(context),
+      ...sqliteTokenStore(context),
+      ...sqliteOutboxStore(context),
+      migrate: () => settle(() => migrateSqlite(db)),
+      ping: () =>
+        settle(() => {
+          context.statement('SELECT 1').get();
+        }),
+      close: () =>
+        settle(() => {
+          db.close();
+        }),
+    };
+  });
+}
