@@ -1,0 +1,84 @@
+import { CrewdError } from '../../domain/errors.ts';
+import { deliveryValues } from '../row-encoder.ts';
+import type { OutboxStore } from '../store.ts';
+import { namedQuery } from './named-query.ts';
+import type { PostgresContext } from './postgres-context.ts';
+
+// A message is due only when no older message to the same (execution, url) is still pending, so one URL receives an
+// execution's messages in order. SKIP LOCKED lets several processes claim at once without handing a message out twice.
+const claimMessages = namedQuery(
+  'claim_outbox_messages',
+  `WITH due AS (
+     SELECT message.seq FROM outbox_messages AS message
+     WHERE message.status = 'pending'
+       AND message.next_attempt_at <= :now::timestamptz
+       AND (message.lease_until IS NULL OR message.lease_until <= :now::timestamptz)
+       AND NOT EXISTS (
+         SELECT 1 FROM outbox_messages AS older
+         WHERE older.execution_id = message.execution_id AND older.url = message.url
+           AND older.status = 'pending' AND older.seq < message.seq)
+     ORDER BY message.next_attempt_at, message.seq
+     LIMIT :limit::bigint
+     FOR UPDATE OF message SKIP LOCKED
+   ), claimed AS (
+     UPDATE outbox_messages AS message SET lease_until = :lease_until::timestamptz
+     FROM due WHERE message.seq = due.seq
+     RETURNING message.*
+   )
+   SELECT * FROM claimed ORDER BY seq`,
+);
+
+const recordDelivery = namedQuery(
+  'record_delivery',
+  `WITH message AS (
+     UPDATE outbox_messages SET
+       attempts = attempts + 1,
+       status = :status::text,
+       next_attempt_at = coalesce(:next_attempt_at::timestamptz, next_attempt_at),
+       lease_until = NULL
+     WHERE id = :message_id::text
+     RETURNING id
+   )
+   INSERT INTO delivery_attempts (message_id, attempt, at, status_code, error, duration_ms)
+   SELECT message.id, :attempt::int, :at::timestamptz, :status_code::int, :error::text, :duration_ms::float8
+   FROM message
+   RETURNING message_id`,
+);
+
+const selectDeliveries = namedQuery(
+  'select_deliveries',
+  `SELECT message.id, message.kind, message.url, message.status, message.created_at,
+     attempt.attempt, attempt.at, attempt.status_code, attempt.error, attempt.duration_ms
+   FROM outbox_messages AS message
+   LEFT JOIN delivery_attempts AS attempt ON attempt.message_id = message.id
+   WHERE message.execution_id = :execution_id
+   ORDER BY message.seq, attempt.id`,
+);
+
+const countFailed = namedQuery(
+  'count_failed_messages',
+  "SELECT count(*)::int AS count FROM outbox_messages WHERE status = 'failed'",
+);
+
+export function postgresOutboxStore({ query, decode }: PostgresContext): OutboxStore {
+  return {
+    claimDueMessages: async (now, limit, leaseMs) =>
+      (
+        await query(claimMessages, {
+          now: now.toISOString(),
+          lease_until: new Date(now.getTime() + leaseMs).toISOString(),
+          limit,
+        })
+      ).map((row) => decode.outboxMessage(row)),
+
+    recordDelivery: async (attempt, outcome) => {
+      const rows = await query(recordDelivery, deliveryValues(attempt, outcome));
+      if (rows.length === 0) throw new CrewdError('NOT_FOUND', 'Unknown outbox message');
+    },
+
+    listDeliveries: async (executionId) =>
+      decode.deliveries(await query(selectDeliveries, { execution_id: executionId })),
+
+    countFailedMessages: async () => Number((await query(countFailed))[0]?.count),
+  };
+}

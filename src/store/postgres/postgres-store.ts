@@ -1,0 +1,77 @@
+import pg from 'pg';
+import { CrewdError } from '../../domain/errors.ts';
+import type { Store } from '../store.ts';
+import { migratePostgres } from './migrations.ts';
+import { createPostgresContext } from './postgres-context.ts';
+import { isConnectionError, toStoreError } from './postgres-errors.ts';
+import { postgresExecutionStore } from './postgres-execution-store.ts';
+import { postgresOutboxStore } from './postgres-outbox-store.ts';
+import { postgresTokenStore } from './postgres-token-store.ts';
+
+export interface PostgresStoreOptions {
+  /** Keeps every table in this schema (created when missing), e.g. to isolate test runs. */
+  readonly schema?: string;
+  /** Connections held at most (default 10). */
+  readonly poolSize?: number;
+}
+
+const schemaName = /^[a-z_][a-z0-9_]{0,62}$/;
+
+/**
+ * Opens the PostgreSQL store at `url` and checks that the database answers. Call `migrate()` before use. Any number
+ * of processes may share one database.
+ */
+export async function openPostgresStore(url: string, options: PostgresStoreOptions = {}): Promise<Store> {
+  const { schema } = options;
+  if (schema !== undefined && !schemaName.test(schema)) {
+    throw new CrewdError('CONFIG_INVALID', 'The PostgreSQL schema name must be a lower-case identifier');
+  }
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: 10_000,
+    // Set at connection start-up, so every pooled connection sees only this schema.
+    ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
+  });
+  // An idle connection the server dropped is discarded by the pool; the next query reports any real outage.
+  pool.on('error', () => undefined);
+  try {
+    await pool.query(schema === undefined ? 'SELECT 1' : `CREATE SCHEMA IF NOT EXISTS ${schema}`);
+  } catch (error) {
+    if (!isAlreadyCreated(error)) {
+      await pool.end();
+      throw openError(error);
+    }
+  }
+  const context = createPostgresContext(pool);
+  return {
+    ...postgresExecutionStore(context),
+    ...postgresTokenStore(context),
+    ...postgresOutboxStore(context),
+    migrate: () => migratePostgres(pool),
+    ping: async () => {
+      await pool.query('SELECT 1').catch((error: unknown) => {
+        throw toStoreError(error);
+      });
+    },
+    close: () => pool.end(),
+  };
+}
+
+/** Another process creating the same schema at the same moment. */
+function isAlreadyCreated(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '42P06' || code === '23505';
+}
+
+function openError(error: unknown): CrewdError {
+  if (isConnectionError(error)) {
+    return new CrewdError('DEPENDENCY_UNAVAILABLE', 'Cannot connect to the PostgreSQL database', {
+      retryable: true,
+      cause: error,
+    });
+  }
+  // Start-up only, for the operator: the server's reason (unknown database, failed authentication…) helps most.
+  const reason = error instanceof Error ? `: ${error.message}` : '';
+  return new CrewdError('CONFIG_INVALID', `Cannot open the PostgreSQL database${reason}`, { cause: error });
+}
