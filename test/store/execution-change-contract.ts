@@ -1,0 +1,203 @@
+import { describe, expect, it } from 'vitest';
+import type { AgentStep } from '../../src/domain/events.ts';
+import type { ExecutionChange } from '../../src/store/store.ts';
+import type { StoreHarness } from './store-harness.ts';
+import { at, newExecution, outboxMessage, t0, taskOutput } from './store-fixtures.ts';
+
+const step: AgentStep = {
+  taskId: 'research',
+  agent: 'Researcher',
+  prompt: 'Find sources',
+  thought: 'I should search',
+  tool: 'search',
+  toolInput: { query: 'agents' },
+  result: 'Three sources',
+};
+
+export function describeExecutionChangeContract(harness: StoreHarness): void {
+  describe('applyChange', () => {
+    it('overwrites the patched fields, keeps absent ones and clears those set to null', async () => {
+      const store = await harness.open();
+      const { execution } = await store.createExecution(newExecution());
+      const usage = { promptTokens: 3, completionTokens: 2, totalTokens: 5, successfulRequests: 1 };
+
+      const running = await store.applyChange({
+        executionId: execution.id,
+        fromStates: ['PENDING'],
+        state: 'RUNNING',
+        patch: { currentTask: 'research', lastStep: step, usage, startedAt: at(1) },
+        now: at(1),
+      });
+      expect(running).toMatchObject({ state: 'RUNNING', currentTask: 'research', lastStep: step, usage });
+      expect(running).toMatchObject({ startedAt: at(1), updatedAt: at(1), createdAt: t0 });
+
+      const webhooks = {
+        taskUrl: null,
+        stepUrl: null,
+        crewUrl: 'https://hooks.example.com/c',
+        humanInput: null,
+      };
+      const finished = await store.applyChange({
+        executionId: execution.id,
+        fromStates: ['RUNNING'],
+        state: 'SUCCESS',
+        patch: {
+          currentTask: null,
+          result: 'All done',
+          resultJson: { b: 2, a: 1 },
+          error: null,
+          webhooks,
+          finishedAt: at(2),
+        },
+        now: at(2),
+      });
+      expect(finished).toEqual({
+        ...running,
+        state: 'SUCCESS',
+        currentTask: null,
+        result: 'All done',
+        resultJson: { b: 2, a: 1 },
+        webhooks,
+        finishedAt: at(2),
+        updatedAt: at(2),
+      });
+      expect(Object.keys(finished!.resultJson!)).toEqual(['b', 'a']);
+      expect(await store.getExecution(execution.id)).toEqual(finished);
+
+      const failedText = await store.applyChange({
+        executionId: execution.id,
+        fromStates: ['SUCCESS'],
+        patch: { error: 'Late error', lastStep: null },
+        now: at(3),
+      });
+      expect(failedText).toMatchObject({ error: 'Late error', lastStep: null, result: 'All done' });
+    });
+
+    it('returns null and writes nothing when the execution is not in one of the expected states', async () => {
+      const store = await harness.open();
+      const { execution } = await store.createExecution(newExecution());
+      const change: ExecutionChange = {
+        executionId: execution.id,
+        fromStates: ['RUNNING', 'PAUSED'],
+        state: 'SUCCESS',
+        appendOutput: taskOutput('research'),
+        events: [{ type: 'execution-end', data: {} }],
+        outbox: [outboxMessage('https://hooks.example.com/crew')],
+        now: at(5),
+      };
+      expect(await store.applyChange(change)).toBeNull();
+      expect(await store.getExecution(execution.id)).toEqual(execution);
+      expect(await store.listEvents(execution.id, 0, 10)).toEqual([]);
+      expect(await store.listDeliveries(execution.id)).toEqual([]);
+      expect(await store.applyChange({ ...change, executionId: 'no-such-execution' })).toBeNull();
+    });
+
+    it('appends outputs and feedback in order', async () => {
+      const store = await harness.open();
+      const { execution } = await store.createExecution(newExecution());
+      const research = { ...taskOutput('research'), outputJson: { z: 1, a: [true] } };
+      const feedback = { taskId: 'research', attempt: 1, text: 'More sources', approved: false, output: 'x' };
+      await store.applyChange({
+        executionId: execution.id,
+        fromStates: ['PENDING'],
+        appendOutput: research,
+        appendFeedback: feedback,
+        now: at(1),
+      });
+      const updated = await store.applyChange({
+        executionId: execution.id,
+        fromStates: ['PENDING'],
+        appendOutput: taskOutput('write'),
+        appendFeedback: { ...feedback, attempt: 2, approved: true },
+        now: at(2),
+      });
+      expect(updated!.outputs).toEqual([research, taskOutput('write')]);
+      expect(Object.keys(updated!.outputs[0]!.outputJson!)).toEqual(['z', 'a']);
+      expect(updated!.feedback).toEqual([feedback, { ...feedback, attempt: 2, approved: true }]);
+    });
+
+    it('sets the pending human input, keeps it when absent and clears it with null', async () => {
+      const store = await harness.open();
+      const { execution } = await store.createExecution(newExecution());
+      const pending = { taskId: 'review', attempt: 1, output: taskOutput('review') };
+      const base = { executionId: execution.id, fromStates: ['PENDING', 'PAUSED'] as const };
+
+      expect((await store.applyChange({ ...base, state: 'PAUSED', pending, now: at(1) }))!.pending).toEqual(
+        pending,
+      );
+      expect((await store.applyChange({ ...base, now: at(2) }))!.pending).toEqual(pending);
+      expect((await store.applyChange({ ...base, pending: null, now: at(3) }))!.pending).toBeNull();
+    });
+
+    it('applies a change expecting a pending task and attempt only while exactly that input is pending', async () => {
+      const store = await harness.open();
+      const { execution } = await store.createExecution(newExecution());
+      const base = { executionId: execution.id, fromStates: ['PENDING', 'PAUSED'] as const, now: at(1) };
+      const expectReview = { taskId: 'review', attempt: 2 };
+
+      expect(await store.applyChange({ ...base, expectPending: expectReview, state: 'RUNNING' })).toBeNull();
+      await store.applyChange({
+        ...base,
+        state: 'PAUSED',
+        pending: { taskId: 'review', attempt: 2, output: taskOutput('review', 2) },
+      });
+      expect(
+        await store.applyChange({ ...base, expectPending: { taskId: 'review', attempt: 1 } }),
+      ).toBeNull();
+      expect(await store.applyChange({ ...base, expectPending: { taskId: 'write', attempt: 2 } })).toBeNull();
+      const resumed = await store.applyChange({
+        ...base,
+        expectPending: expectReview,
+        state: 'RUNNING',
+        pending: null,
+      });
+      expect(resumed).toMatchObject({ state: 'RUNNING', pending: null });
+    });
+
+    it('lets exactly one of several concurrent changes guarded on the same pending input win', async () => {
+      const store = await harness.open();
+      const { execution } = await store.createExecution(newExecution());
+      await store.applyChange({
+        executionId: execution.id,
+        fromStates: ['PENDING'],
+        state: 'PAUSED',
+        pending: { taskId: 'review', attempt: 1, output: taskOutput('review') },
+        now: at(1),
+      });
+      const resume = (text: string) =>
+        store.applyChange({
+          executionId: execution.id,
+          fromStates: ['PAUSED'],
+          expectPending: { taskId: 'review', attempt: 1 },
+          state: 'RUNNING',
+          pending: null,
+          appendFeedback: { taskId: 'review', attempt: 1, text, approved: true, output: 'x' },
+          events: [{ type: 'execution-resume', data: { text } }],
+          now: at(2),
+        });
+
+      const results = await Promise.all([resume('first'), resume('second'), resume('third')]);
+
+      const winners = results.filter((result) => result !== null);
+      expect(winners).toHaveLength(1);
+      const stored = await store.getExecution(execution.id);
+      expect(stored!.feedback).toEqual(winners[0]!.feedback);
+      expect(stored!.feedback).toHaveLength(1);
+      expect(await store.listEvents(execution.id, 0, 10)).toHaveLength(1);
+    });
+
+    it('lets exactly one of several concurrent changes from the same state win', async () => {
+      const store = await harness.open();
+      const { execution } = await store.createExecution(newExecution());
+      const start = () =>
+        store.applyChange({
+          executionId: execution.id,
+          fromStates: ['PENDING'],
+          state: 'RUNNING',
+          now: at(1),
+        });
+      const results = await Promise.all([start(), start(), start(), start()]);
+      expect(results.filter((result) => result !== null)).toHaveLength(1);
+    });
+  });
+}
