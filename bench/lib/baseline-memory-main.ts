@@ -1,0 +1,24 @@
+// The baseline of figure 4: plain baseline runs held in flight on a slow model, in a fresh process whose RSS
+// is measured the same way as crewd's. The parent says when every call has reached the model.
+import { createBaselineRun } from './baseline-run.ts';
+import { runConcurrently } from './run-concurrently.ts';
+import { sampleFor } from './rss.ts';
+import { median } from './stats.ts';
+
+const [modelUrl = '', count = '1000', slowTopic = ''] = process.argv.slice(2);
+const baseline = createBaselineRun(modelUrl);
+await runConcurrently(200, 50, () => baseline('tides'));
+await new Promise((done) => setTimeout(done, 2000));
+const idle = median(await sampleFor(() => process.memoryUsage.rss(), 1000));
+
+process.on('message', (message: { type: string }) => {
+  if (message.type === 'go') {
+    for (let index = 0; index < Number(count); index += 1) void baseline(slowTopic).catch(() => undefined);
+  }
+  if (message.type === 'sample') {
+    void sampleFor(() => process.memoryUsage.rss(), 1000).then((samples) =>
+      process.send?.({ type: 'rss', idle, loaded: median(samples) }),
+    );
+  }
+});
+process.send?.({ type: 'warm' });

@@ -1,0 +1,115 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { repoRoot } from './crew-dirs.ts';
+
+export const benchToken = 'crewd_bench_organization_token_0001';
+
+export interface CrewdServer {
+  readonly url: string;
+  readonly pid: number;
+  /** Milliseconds from spawning the process to reading its URL. */
+  readonly startedInMs: number;
+  /** Everything it printed lately (the tail), for error messages. */
+  output(): string;
+  /** SIGTERM and wait: the server closes cleanly (and writes its CPU profile when asked to). */
+  stop(): Promise<void>;
+}
+
+export interface CrewdServerOptions {
+  readonly crewDir: string;
+  readonly modelUrl: string;
+  /** A file path or postgres:// URL; default a fresh SQLite file, removed on stop. */
+  readonly database?: string;
+  readonly env?: Readonly<Record<string, string>>;
+  /** Node flags, e.g. `--cpu-prof`. */
+  readonly nodeArgs?: readonly string[];
+}
+
+/** The variables every benchmark server gets: a known token, the fake model, no rate limit, loopback webhooks. */
+export function crewdEnv(modelUrl: string): Record<string, string> {
+  return {
+    CREWD_ORG_TOKEN: benchToken,
+    OPENAI_BASE_URL: modelUrl,
+    OPENAI_API_KEY: 'sk-bench-key',
+    CREWD_RATE_LIMIT: '0',
+    CREWD_WEBHOOK_ALLOW_PRIVATE: '1',
+  };
+}
+
+/** Profiling flags for a crewd server when the runner asked for profiles, else none. */
+export function profileArgs(profileDir: string | undefined, name: string): string[] {
+  return profileDir === undefined
+    ? []
+    : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}.cpuprofile`];
+}
+
+/** Starts `crewd serve` exactly as a user would (`node bin/crewd.js serve …`) and waits for its URL. */
+export async function startCrewdServer(options: CrewdServerOptions): Promise<CrewdServer> {
+  const tempDir = options.database === undefined ? mkdtempSync(join(tmpdir(), 'crewd-bench-db-')) : undefined;
+  const database = options.database ?? join(tempDir!, 'crewd.db');
+  const started = performance.now();
+  const child = spawn(
+    process.execPath,
+    [
+      ...(options.nodeArgs ?? []),
+      join(repoRoot, 'bin/crewd.js'),
+      'serve',
+      options.crewDir,
+      '--port',
+      '0',
+      '--database',
+      database,
+    ],
+    {
+      cwd: repoRoot,
+      env: { ...process.env, ...crewdEnv(options.modelUrl), ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  let tail = '';
+  // Kept reading for the whole run: a full pipe would stall the server's logging and so the server.
+  const keep = (chunk: Buffer): void => {
+    tail = (tail + chunk.toString()).slice(-8_000);
+  };
+  child.stdout.on('data', keep);
+  child.stderr.on('data', keep);
+  const exited = new Promise<void>((done) => child.once('exit', () => done()));
+
+  const url = await waitForUrl(child, exited, () => tail);
+  const startedInMs = performance.now() - started;
+  return {
+    url,
+    pid: child.pid!,
+    startedInMs,
+    output: () => tail,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+        await exited;
+        clearTimeout(killer);
+      }
+      if (tempDir !== undefined) rmSync(tempDir, { recursive: true, force: true });
+    },
+  };
+}
+
+function waitForUrl(child: ChildProcess, exited: Promise<void>, output: () => string): Promise<string> {
+  return new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`crewd did not start in time:\n${output()}`)), 30_000);
+    const look = (): void => {
+      const match = /http:\/\/127\.0\.0\.1:\d+/.exec(output());
+      if (match === null) return;
+      clearTimeout(timer);
+      child.stdout?.off('data', look);
+      resolve(match[0]);
+    };
+    child.stdout?.on('data', look);
+    void exited.then(() => {
+      clearTimeout(timer);
+      reject(new Error(`crewd exited before listening: ${output().trim().split('\n').at(-1) ?? ''}`));
+    });
+  });
+}

@@ -1,0 +1,28 @@
+// The model for every figure, in a process of its own so its work never counts against what is measured.
+import { startFakeOpenAI } from '../../test/support/fake-openai-server.ts';
+
+/** A prompt that contains `slow-<ms>` is answered after that many milliseconds. */
+const slowMarker = /\bslow-(\d+)\b/;
+
+let received = 0;
+let slowReceived = 0;
+
+const model = await startFakeOpenAI({
+  respond: (request) => {
+    received += 1;
+    // The fake server keeps every request for tests; a benchmark would only grow it without bound.
+    model.requests.length = 0;
+    const delayMs = Number(slowMarker.exec(JSON.stringify(request.body?.messages ?? ''))?.[1] ?? 0);
+    if (delayMs > 0) slowReceived += 1;
+    // The time the answer leaves, so a webhook receiver can tell how long the answer took to reach it.
+    const sentAt = performance.timeOrigin + performance.now() + delayMs;
+    return { content: `Answer ${received}, sent at ${sentAt.toFixed(3)} ms.`, delayMs };
+  },
+});
+
+process.on('message', (message: { type: string }) => {
+  if (message.type === 'stats') process.send?.({ type: 'stats', received, slowReceived });
+});
+process.on('disconnect', () => void model.close().then(() => process.exit(0)));
+process.on('SIGTERM', () => void model.close().then(() => process.exit(0)));
+process.send?.({ type: 'ready', url: model.url });
