@@ -1,0 +1,99 @@
+// Figure 4a: RSS that each in-flight execution adds to the server, with 1,000 executions waiting on a model that
+// takes 2 s, beside the same number of baseline runs waiting in a fresh process of their own.
+import { fileURLToPath } from 'node:url';
+import { crewDirs } from '../lib/crew-dirs.ts';
+import { crewdClient } from '../lib/crewd-client.ts';
+import { profileArgs, startCrewdServer } from '../lib/crewd-server.ts';
+import { slowAnswers, startFakeModel, type FakeModelProcess } from '../lib/fake-model.ts';
+import { runFigure } from '../lib/figure-main.ts';
+import { rssOf, sampleFor } from '../lib/rss.ts';
+import { runConcurrently } from '../lib/run-concurrently.ts';
+import { spawnScript } from '../lib/spawn-script.ts';
+import { median } from '../lib/stats.ts';
+
+const figure = '4 memory, in flight';
+const metric = 'RSS per execution waiting on the model';
+const target = '<= 200 KB';
+const inFlight = 1000;
+const slowTopic = `tides ${slowAnswers(2000)}`;
+
+/** Resolves once `count` more slow calls than `before` have reached the model. */
+async function slowCallsReached(model: FakeModelProcess, before: number, count: number): Promise<void> {
+  const deadline = performance.now() + 30_000;
+  while ((await model.stats()).slowReceived < before + count) {
+    if (performance.now() > deadline) throw new Error(`fewer than ${count} model calls arrived in time`);
+    await new Promise((done) => setTimeout(done, 20));
+  }
+}
+
+runFigure({ figure, metric, target }, async ({ profileDir }) => {
+  const model = await startFakeModel();
+  try {
+    const server = await startCrewdServer({
+      crewDir: crewDirs.threeTask,
+      modelUrl: model.url,
+      // Every execution must be running, not queued, for the figure to mean anything.
+      env: { CREWD_CONCURRENCY: String(inFlight * 2) },
+      nodeArgs: profileArgs(profileDir, 'memory-in-flight'),
+    });
+    const client = crewdClient(server.url);
+    let serverIdle: number;
+    let serverLoaded: number;
+    try {
+      await runConcurrently(200, 50, async () => {
+        await client.waitForEnd(await client.kickoff({ inputs: { topic: 'tides' } }));
+      });
+      await new Promise((done) => setTimeout(done, 2000));
+      serverIdle = median(await sampleFor(() => rssOf(server.pid), 1000));
+      const before = (await model.stats()).slowReceived;
+      await runConcurrently(inFlight, 50, () => client.kickoff({ inputs: { topic: slowTopic } }));
+      await slowCallsReached(model, before, inFlight);
+      // Every execution now waits on its first model call, and none can finish within the next 4 s.
+      serverLoaded = median(await sampleFor(() => rssOf(server.pid), 1000));
+    } finally {
+      await client.close();
+      await server.stop();
+    }
+
+    const baselineProcess = spawnScript(
+      fileURLToPath(new URL('../lib/baseline-memory-main.ts', import.meta.url)),
+      {
+        args: [model.url, String(inFlight), slowTopic],
+      },
+    );
+    let baselinePerRun: number;
+    try {
+      await baselineProcess.next('warm');
+      const before = (await model.stats()).slowReceived;
+      baselineProcess.send({ type: 'go' });
+      await slowCallsReached(model, before, inFlight);
+      baselineProcess.send({ type: 'sample' });
+      const { idle, loaded } = await baselineProcess.next<{ type: string; idle: number; loaded: number }>(
+        'rss',
+      );
+      baselinePerRun = (loaded - idle) / inFlight / 1024;
+    } finally {
+      await baselineProcess.stop();
+    }
+
+    const perExecution = (serverLoaded - serverIdle) / inFlight / 1024;
+    return [
+      {
+        figure,
+        metric,
+        unit: 'KB',
+        value: perExecution,
+        baseline: baselinePerRun,
+        baselineLabel: `RSS per baseline run, ${inFlight} waiting in a fresh process`,
+        ratio: baselinePerRun > 0 ? perExecution / baselinePerRun : null,
+        target,
+        met: perExecution <= 200,
+        note:
+          `${inFlight} executions running at once; server RSS ${(serverIdle / 2 ** 20).toFixed(0)} MB idle, ` +
+          `${(serverLoaded / 2 ** 20).toFixed(0)} MB with them in flight`,
+      },
+    ];
+  } finally {
+    await model.stop();
+  }
+});

@@ -1,0 +1,87 @@
+// Figures 2 and 7: executions per second, kickoff to SUCCESS over HTTP with 50 in flight, on the store that
+// BENCH_STORE names, beside 50 concurrent baseline runs in one process.
+import { createBaselineRun } from '../lib/baseline-run.ts';
+import { crewDirs } from '../lib/crew-dirs.ts';
+import { crewdClient } from '../lib/crewd-client.ts';
+import { profileArgs, startCrewdServer } from '../lib/crewd-server.ts';
+import { startFakeModel } from '../lib/fake-model.ts';
+import { runFigure } from '../lib/figure-main.ts';
+import { createScratchDatabase, type ScratchDatabase } from '../lib/postgres-database.ts';
+import { runConcurrently } from '../lib/run-concurrently.ts';
+import { median, percentile, spread } from '../lib/stats.ts';
+
+const postgres = process.env.BENCH_STORE === 'postgres';
+const figure = postgres ? '7 throughput, PostgreSQL' : '2 throughput, SQLite';
+const metric = 'kickoff to SUCCESS, 50 in flight';
+const target = '>= 250/s and >= 0.5x';
+const inFlight = 50;
+
+runFigure({ figure, metric, target }, async ({ quick, profileDir }) => {
+  const model = await startFakeModel();
+  let database: ScratchDatabase | undefined;
+  try {
+    database = postgres ? await createScratchDatabase() : undefined;
+    const server = await startCrewdServer({
+      crewDir: crewDirs.threeTask,
+      modelUrl: model.url,
+      ...(database === undefined ? {} : { database: database.url }),
+      nodeArgs: profileArgs(profileDir, postgres ? 'throughput-postgres' : 'throughput-sqlite'),
+    });
+    const client = crewdClient(server.url);
+    try {
+      const baseline = createBaselineRun(model.url);
+      const latencies: number[] = [];
+      let failures = 0;
+      const execution = async (): Promise<void> => {
+        const started = performance.now();
+        const state = await client.waitForEnd(await client.kickoff({ inputs: { topic: 'tides' } }));
+        latencies.push(performance.now() - started);
+        if (state !== 'SUCCESS') failures += 1;
+      };
+
+      const perRound = quick ? 150 : 300;
+      const rounds = quick ? 3 : 5;
+      await runConcurrently(perRound, inFlight, execution);
+      await runConcurrently(perRound, inFlight, () => baseline('tides'));
+      latencies.length = 0;
+      failures = 0;
+
+      const serviceRates: number[] = [];
+      const baselineRates: number[] = [];
+      for (let round = 0; round < rounds; round += 1) {
+        serviceRates.push((perRound / (await runConcurrently(perRound, inFlight, execution))) * 1000);
+        baselineRates.push(
+          (perRound / (await runConcurrently(perRound, inFlight, () => baseline('tides')))) * 1000,
+        );
+      }
+
+      const service = spread(serviceRates);
+      const baselineRate = median(baselineRates);
+      const ratio = service.median / baselineRate;
+      return [
+        {
+          figure,
+          metric,
+          unit: '/s',
+          value: service.median,
+          range: service,
+          baseline: baselineRate,
+          baselineLabel: '50 concurrent baseline runs in one process',
+          ratio,
+          target,
+          met: failures === 0 && service.median >= 250 && ratio >= 0.5,
+          note:
+            `${rounds} rounds of ${perRound}; kickoff to SUCCESS p50 ${median(latencies).toFixed(0)} ms, ` +
+            `p99 ${percentile(latencies, 99).toFixed(0)} ms` +
+            (failures === 0 ? '' : `; ${failures} executions did not succeed`),
+        },
+      ];
+    } finally {
+      await client.close();
+      await server.stop();
+    }
+  } finally {
+    await database?.drop();
+    await model.stop();
+  }
+});
