@@ -5,19 +5,14 @@ import {
   type FakeOpenAIServer,
   type RecordedRequest,
 } from '../support/fake-openai-server.ts';
+import { numberedAnswers, requestsMentioning, userText } from '../support/model-requests.ts';
 import { apiClient, crewsDir, spawnCrewd, tempDatabase, type CrewdProcess } from '../support/crewd.ts';
 
 let model: FakeOpenAIServer;
 let slowTask: string | null = null;
 const running: CrewdProcess[] = [];
 
-const userText = (request: RecordedRequest): string =>
-  (request.body.messages as { role: string; content: string }[])
-    .filter((message) => message.role === 'user')
-    .map((message) => message.content)
-    .join('\n');
-const requestsFor = (words: string): RecordedRequest[] =>
-  model.requests.filter((request) => userText(request).includes(words));
+const requestsFor = (words: string): RecordedRequest[] => requestsMentioning(model, words);
 
 async function until(check: () => boolean, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -39,12 +34,8 @@ async function kill(crewd: CrewdProcess): Promise<void> {
 }
 
 beforeAll(async () => {
-  let answers = 0;
   model = await startFakeOpenAI({
-    respond: (request) => {
-      const slow = slowTask !== null && userText(request).includes(slowTask);
-      return { content: `Answer number ${++answers}.`, ...(slow ? { delayMs: 60_000 } : {}) };
-    },
+    respond: numberedAnswers((request) => slowTask !== null && userText(request).includes(slowTask)),
   });
 });
 

@@ -6,29 +6,17 @@ import {
   type FakeOpenAIServer,
   type RecordedRequest,
 } from '../support/fake-openai-server.ts';
+import { numberedAnswers, requestsMentioning, systemText, userText } from '../support/model-requests.ts';
 import { apiClient, crewsDir, startCrewd } from '../support/crewd.ts';
 
 let model: FakeOpenAIServer;
 let crewd: RunningServer;
 let api: ReturnType<typeof apiClient>;
 
-const userText = (request: RecordedRequest): string =>
-  (request.body.messages as { role: string; content: string }[])
-    .filter((message) => message.role === 'user')
-    .map((message) => message.content)
-    .join('\n');
-const systemText = (request: RecordedRequest): string =>
-  (request.body.messages as { role: string; content: string }[])
-    .filter((message) => message.role === 'system')
-    .map((message) => message.content)
-    .join('\n');
-const requestsFor = (words: string): RecordedRequest[] =>
-  model.requests.filter((request) => userText(request).includes(words));
+const requestsFor = (words: string): RecordedRequest[] => requestsMentioning(model, words);
 
 beforeAll(async () => {
-  let answers = 0;
-  // Answers that never echo the prompt, so counting prompts by their words stays exact.
-  model = await startFakeOpenAI({ respond: () => ({ content: `Answer number ${++answers}.` }) });
+  model = await startFakeOpenAI({ respond: numberedAnswers() });
   crewd = await startCrewd({ crewDir: join(crewsDir, 'review-crew'), modelUrl: model.url });
   api = apiClient(crewd.url);
 });

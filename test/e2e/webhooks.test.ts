@@ -3,6 +3,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/main.ts';
 import { startFakeOpenAI, type FakeOpenAIServer } from '../support/fake-openai-server.ts';
+import { numberedAnswers } from '../support/model-requests.ts';
 import { apiClient, crewsDir, startCrewd } from '../support/crewd.ts';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
 
@@ -13,8 +14,7 @@ let crewd: RunningServer;
 let api: ReturnType<typeof apiClient>;
 
 beforeAll(async () => {
-  let answers = 0;
-  model = await startFakeOpenAI({ respond: () => ({ content: `Answer number ${++answers}.` }) });
+  model = await startFakeOpenAI({ respond: numberedAnswers() });
   receiver = await startWebhookReceiver();
   crewd = await startCrewd({
     crewDir: join(crewsDir, 'review-crew'),

@@ -1,0 +1,30 @@
+import type { FakeOpenAIServer, RecordedRequest } from './fake-openai-server.ts';
+
+type Message = { role: string; content: string };
+
+function textOf(request: RecordedRequest, role: string): string {
+  return (request.body.messages as Message[])
+    .filter((message) => message.role === role)
+    .map((message) => message.content)
+    .join('\n');
+}
+
+/** The user messages of a recorded model request, joined. */
+export const userText = (request: RecordedRequest): string => textOf(request, 'user');
+
+/** The system messages of a recorded model request, joined. */
+export const systemText = (request: RecordedRequest): string => textOf(request, 'system');
+
+/** The recorded requests whose user messages contain `words`. */
+export function requestsMentioning(model: FakeOpenAIServer, words: string): RecordedRequest[] {
+  return model.requests.filter((request) => userText(request).includes(words));
+}
+
+/** Answers that never echo the prompt, so counting prompts by their words stays exact; `slow` ones hang. */
+export function numberedAnswers(isSlow: (request: RecordedRequest) => boolean = () => false) {
+  let answers = 0;
+  return (request: RecordedRequest) => ({
+    content: `Answer number ${++answers}.`,
+    ...(isSlow(request) ? { delayMs: 60_000 } : {}),
+  });
+}
