@@ -116,6 +116,7 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
     url,
     startupToken,
     async close() {
+      runner.beginShutdown();
       await server.close();
       await dispatcher.drain(config.shutdownGraceMs);
       runner.stopAll('shutdown');

@@ -30,7 +30,7 @@ export interface ExecutionRunnerDeps {
   readonly observer: RunnerObserver;
 }
 
-/** Thrown into the engine when the execution was changed from elsewhere (cancelled) and must stop. */
+/** Thrown into the engine when the run must stop: the execution was changed elsewhere, or the process stops. */
 class ExecutionSuperseded extends Error {}
 
 /** Why a running execution was stopped from outside. */
@@ -45,6 +45,7 @@ export class ExecutionRunner {
   /** The latest committed version of each execution running here, so events need no extra reads. */
   readonly #latest = new Map<string, Execution>();
   readonly #taskStartedAt = new Map<string, number>();
+  #shuttingDown = false;
 
   constructor(private readonly deps: ExecutionRunnerDeps) {}
 
@@ -53,12 +54,18 @@ export class ExecutionRunner {
     this.#controllers.get(executionId)?.abort(reason);
   }
 
+  /** Lets running tasks finish but starts no new task; those executions stay RUNNING and recover on restart. */
+  beginShutdown(): void {
+    this.#shuttingDown = true;
+  }
+
   /** Aborts every run in this process (shutdown: the executions stay RUNNING and recover on the next start). */
   stopAll(reason: StopReason): void {
     for (const controller of this.#controllers.values()) controller.abort(reason);
   }
 
   async run(executionId: string): Promise<void> {
+    if (this.#shuttingDown) return;
     const controller = new AbortController();
     this.#controllers.set(executionId, controller);
     try {
@@ -111,6 +118,7 @@ export class ExecutionRunner {
     const { notifications } = this.deps;
     switch (event.type) {
       case 'task-start':
+        if (this.#shuttingDown) throw new ExecutionSuperseded();
         this.#taskStartedAt.set(executionId, performance.now());
         await this.#must({
           executionId,
