@@ -1,0 +1,132 @@
+import fastifyRateLimit from '@fastify/rate-limit';
+import fastifySwagger from '@fastify/swagger';
+import fastifySwaggerUi from '@fastify/swagger-ui';
+import Fastify from 'fastify';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import { jsonSchemaTransform, serializerCompiler } from 'fastify-type-provider-zod';
+import type { ZodTypeProvider } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { CrewdError } from '../domain/errors.ts';
+import type { Metrics } from '../observability/metrics.ts';
+import type { ExecutionService } from '../service/execution-service.ts';
+import { installBearerAuth } from './bearer-auth.ts';
+import type { Authenticate } from './bearer-auth.ts';
+import { installErrorHandling } from './error-handler.ts';
+import { zodValidatorCompiler } from './request-validation.ts';
+import { errorBodySchema } from './response-schemas.ts';
+import { registerCrewRoutes } from './routes/crew-routes.ts';
+import { registerEventStreamRoute } from './routes/event-stream-route.ts';
+import { registerExecutionRoutes } from './routes/execution-routes.ts';
+import { registerOperationsRoutes } from './routes/operations-routes.ts';
+import type { RouteContext } from './routes/route-context.ts';
+
+export interface ServerDeps {
+  readonly service: ExecutionService;
+  /** The caller a bearer token stands for, or null when it is unknown or revoked. */
+  readonly authenticate: Authenticate;
+  readonly metrics: Metrics;
+  /** A pino logger (or any compatible one); false or absent logs nothing. */
+  readonly logger?: FastifyBaseLogger | false;
+  /** Requests per minute per token (per address without one); 0 turns the limit off. */
+  readonly rateLimitPerMinute: number;
+  /** Resolves when the store answers: `GET /health/ready`. */
+  readonly ready: () => Promise<void>;
+  readonly clock?: () => Date;
+  /** Interval of the comment lines that keep idle event streams open (default 15 s). */
+  readonly heartbeatMs?: number;
+  /** How long `GET /health/ready` waits for `ready()` (default 2 s). */
+  readonly readyTimeoutMs?: number;
+}
+
+/** 1 MiB: larger request bodies answer 413. */
+export const bodyLimitBytes = 1024 * 1024;
+
+/** The HTTP API (CONTRACT §3, §5, §6) over an execution service. Call `listen` on the result. */
+export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
+  const logger = deps.logger ?? false;
+  const app = (
+    logger === false
+      ? Fastify({ logger: false, bodyLimit: bodyLimitBytes })
+      : Fastify({ loggerInstance: logger, bodyLimit: bodyLimitBytes })
+  ).withTypeProvider<ZodTypeProvider>();
+
+  app.setValidatorCompiler(zodValidatorCompiler);
+  app.setSerializerCompiler(serializerCompiler);
+  installJsonBodyParser(app);
+  installErrorHandling(app);
+  installBearerAuth(app, deps.authenticate);
+  app.addHook('onResponse', (request, reply, done) => {
+    deps.metrics.observeHttpRequest(
+      request.method,
+      request.routeOptions.url ?? 'unmatched',
+      reply.statusCode,
+      reply.elapsedTime / 1000,
+    );
+    done();
+  });
+
+  // Both plugins collect routes as they are added, so they come before every route.
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: `crewd: ${deps.service.crew.name}`,
+        description: 'Runs the crew over HTTP: kickoff, status, human feedback, events.',
+        version: '1.0.0',
+      },
+      components: {
+        securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } },
+        schemas: { ErrorBody: z.toJSONSchema(errorBodySchema, { target: 'draft-2020-12' }) as object },
+      },
+    },
+    transform: jsonSchemaTransform,
+  });
+  await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
+  if (deps.rateLimitPerMinute > 0) {
+    await app.register(fastifyRateLimit, {
+      max: deps.rateLimitPerMinute,
+      timeWindow: 60_000,
+      keyGenerator: (request) =>
+        request.caller === null ? `address:${request.ip}` : `token:${request.caller.tokenId}`,
+      errorResponseBuilder: (_request, context) =>
+        new CrewdError('RATE_LIMITED', `Rate limit exceeded; retry in ${context.after}`),
+    });
+  }
+
+  const context: RouteContext = {
+    service: deps.service,
+    metrics: deps.metrics,
+    clock: deps.clock ?? (() => new Date()),
+  };
+  const openStreams = new Set<AbortController>();
+  app.addHook('preClose', (done) => {
+    for (const stream of openStreams) stream.abort();
+    done();
+  });
+  registerCrewRoutes(app, context);
+  registerExecutionRoutes(app, context);
+  registerEventStreamRoute(app, { ...context, heartbeatMs: deps.heartbeatMs ?? 15_000, openStreams });
+  registerOperationsRoutes(app, {
+    ...context,
+    ready: deps.ready,
+    readyTimeoutMs: deps.readyTimeoutMs ?? 2_000,
+  });
+  return app;
+}
+
+/**
+ * Every body is read as JSON whatever its content type (clients such as `curl -d` send form types), and an empty
+ * body counts as none, so a bodiless POST such as `/cancel/{id}` works with a JSON content type.
+ */
+function installJsonBodyParser(app: FastifyInstance): void {
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeAllContentTypeParsers();
+  app.addContentTypeParser('*', { parseAs: 'string' }, (request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') {
+      done(null, undefined);
+      return;
+    }
+    void parseJson(request, text, done);
+  });
+}

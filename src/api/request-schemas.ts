@@ -1,0 +1,97 @@
+import { z } from 'zod';
+import { executionStates } from '../domain/execution.ts';
+import type { HumanInputWebhook } from '../domain/execution.ts';
+import { humanInputWebhookSchema, optionalWebhookUrl } from './webhook-fields.ts';
+import type { HumanInputWebhookField } from './webhook-fields.ts';
+
+/** Request schemas: they validate requests and are the source of the OpenAPI description. */
+
+const jsonObject = z.record(z.string(), z.unknown());
+
+export const kickoffBodySchema = z.object({
+  inputs: jsonObject.describe("Values for the crew's placeholders; see GET /inputs"),
+  meta: jsonObject.nullable().optional().describe('Free-form metadata, returned in status and every webhook'),
+  taskWebhookUrl: optionalWebhookUrl,
+  stepWebhookUrl: optionalWebhookUrl,
+  crewWebhookUrl: optionalWebhookUrl,
+  humanInputWebhook: humanInputWebhookSchema,
+  humanInputWebhookUrl: optionalWebhookUrl.describe('Older form of humanInputWebhook.url'),
+});
+export type KickoffBody = z.infer<typeof kickoffBodySchema>;
+
+/** Fields the hosted service names in snake_case that older clients send in camelCase. */
+const resumeAliases = [
+  ['execution_id', 'executionId'],
+  ['task_id', 'taskId'],
+  ['is_approve', 'isApprove'],
+] as const;
+
+export const resumeBodySchema = z
+  .object({
+    execution_id: z.string().min(1).optional().describe('The kickoff_id of the paused execution'),
+    executionId: z.string().min(1).optional(),
+    task_id: z.string().min(1).optional().describe('The task waiting for feedback'),
+    taskId: z.string().min(1).optional(),
+    human_feedback: z
+      .string()
+      .optional()
+      .describe('Added to the context of later tasks, or of the retried task'),
+    humanFeedback: z.string().optional(),
+    is_approve: z
+      .boolean()
+      .optional()
+      .describe('true continues; false runs the task again with the feedback'),
+    isApprove: z.boolean().optional(),
+    taskWebhookUrl: optionalWebhookUrl,
+    stepWebhookUrl: optionalWebhookUrl,
+    crewWebhookUrl: optionalWebhookUrl,
+    humanInputWebhook: humanInputWebhookSchema.describe('Replaces the human input webhook given at kickoff'),
+    humanInputWebhookUrl: optionalWebhookUrl.describe('Older form of humanInputWebhook.url'),
+  })
+  .superRefine((body, context) => {
+    for (const [snake, camel] of resumeAliases) {
+      if (body[snake] === undefined && body[camel] === undefined) {
+        context.addIssue({ code: 'custom', path: [snake], message: 'is required' });
+      }
+    }
+  })
+  .transform((body) => ({
+    // The checks above guarantee one spelling of each required field.
+    executionId: body.execution_id ?? body.executionId ?? '',
+    taskId: body.task_id ?? body.taskId ?? '',
+    feedback: body.human_feedback ?? body.humanFeedback ?? '',
+    approve: body.is_approve ?? body.isApprove ?? false,
+    taskUrl: body.taskWebhookUrl ?? null,
+    stepUrl: body.stepWebhookUrl ?? null,
+    crewUrl: body.crewWebhookUrl ?? null,
+    humanInput: toHumanInputWebhook(body.humanInputWebhook, body.humanInputWebhookUrl),
+  }));
+
+export const kickoffIdParamsSchema = z.object({ kickoffId: z.string().min(1) });
+export const executionIdParamsSchema = z.object({ id: z.string().min(1) });
+
+export const listQuerySchema = z.object({
+  state: z.enum(executionStates).optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(20),
+  cursor: z.string().min(1).optional().describe('next_cursor from the previous page'),
+});
+
+export const eventsQuerySchema = z.object({
+  last_event_id: z
+    .string()
+    .regex(/^\d+$/, 'must be a non-negative integer')
+    .optional()
+    .describe('Sequence of the last event seen; the Last-Event-ID header takes precedence'),
+});
+
+/** The human-input target from the object form, or else from the older plain URL field. */
+export function toHumanInputWebhook(
+  field: HumanInputWebhookField,
+  legacyUrl: string | null | undefined,
+): HumanInputWebhook | null {
+  if (field !== null && field !== undefined) {
+    const authentication = field.authentication ?? undefined;
+    return authentication === undefined ? { url: field.url } : { url: field.url, authentication };
+  }
+  return legacyUrl === null || legacyUrl === undefined ? null : { url: legacyUrl };
+}

@@ -1,0 +1,90 @@
+import { z } from 'zod';
+import { executionStates } from '../domain/execution.ts';
+import { stepPayloadSchema, taskPayloadSchema } from '../webhooks/payloads.ts';
+
+/** Response schemas: they shape what the API sends and describe it in the OpenAPI document. */
+
+const jsonObject = z.record(z.string(), z.unknown());
+const meta = jsonObject.nullable().describe('The meta object given at kickoff');
+
+export const errorBodySchema = z.object({
+  error: z.string().describe('Short title, e.g. "Invalid Request"'),
+  message: z.string().describe('What went wrong'),
+  code: z.string().describe('Stable UPPER_SNAKE code'),
+  details: jsonObject.optional(),
+});
+export type ErrorBody = z.infer<typeof errorBodySchema>;
+
+export const statusViewSchema = z.object({
+  kickoff_id: z.string(),
+  state: z.enum(executionStates),
+  status: z.string().describe('A sentence for people; exactly "Pending Human Input" while paused'),
+  result: z.string().nullable().describe("The final task's output; the error text when FAILED"),
+  result_json: jsonObject.nullable(),
+  error: z.string().nullable(),
+  current_task: z.string().nullable(),
+  progress: z.object({
+    completed: z.number().int(),
+    total: z.number().int(),
+    remaining: z.number().int(),
+    current: z.string().nullable(),
+    current_agent: z.string().nullable(),
+  }),
+  last_step: stepPayloadSchema.nullable().describe('The latest agent step, shaped like the step webhook'),
+  last_executed_task: taskPayloadSchema
+    .nullable()
+    .describe('The latest task output, shaped like the task webhook'),
+  tasks: z.array(taskPayloadSchema).describe('Accepted task outputs in task order'),
+  pending_human_input: z
+    .object({ task_id: z.string(), output: z.string(), attempt: z.number().int() })
+    .nullable(),
+  usage_metrics: z.object({
+    total_tokens: z.number().int(),
+    prompt_tokens: z.number().int(),
+    completion_tokens: z.number().int(),
+    successful_requests: z.number().int(),
+  }),
+  execution_time: z.number().nullable().describe('Seconds from start to finish (or to now while running)'),
+  created_at: z.string(),
+  updated_at: z.string(),
+  meta,
+});
+export type StatusView = z.infer<typeof statusViewSchema>;
+
+export const kickoffResponseSchema = z.object({ kickoff_id: z.string() });
+
+export const resumeResponseSchema = z.object({
+  status: z.enum(['resumed', 'retrying', 'completed']),
+  message: z.string(),
+});
+
+export const inputsResponseSchema = z.object({ inputs: z.array(z.string()) });
+
+export const executionListSchema = z.object({
+  items: z.array(statusViewSchema),
+  next_cursor: z.string().nullable(),
+});
+
+export const deliveryListSchema = z.object({
+  items: z.array(
+    z.object({
+      id: z.string(),
+      kind: z.enum(['task', 'step', 'crew', 'human_input']),
+      url: z.string().describe('Without any user name or password it carried'),
+      status: z.enum(['pending', 'delivered', 'failed']),
+      created_at: z.string(),
+      attempts: z.array(
+        z.object({
+          attempt: z.number().int(),
+          at: z.string(),
+          status_code: z.number().int().nullable(),
+          error: z.string().nullable(),
+          duration_ms: z.number(),
+        }),
+      ),
+    }),
+  ),
+});
+export type DeliveryList = z.infer<typeof deliveryListSchema>;
+
+export const healthSchema = z.object({ status: z.string() });

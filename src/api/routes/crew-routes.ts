@@ -1,0 +1,143 @@
+import type { FastifyRequest } from 'fastify';
+import { CrewdError } from '../../domain/errors.ts';
+import type { HumanInputWebhook } from '../../domain/execution.ts';
+import { assertCredentialsSafe } from '../../webhooks/payloads.ts';
+import { callerOf } from '../bearer-auth.ts';
+import {
+  kickoffBodySchema,
+  kickoffIdParamsSchema,
+  resumeBodySchema,
+  toHumanInputWebhook,
+} from '../request-schemas.ts';
+import {
+  inputsResponseSchema,
+  kickoffResponseSchema,
+  resumeResponseSchema,
+  statusViewSchema,
+} from '../response-schemas.ts';
+import { toStatusView } from '../status-view.ts';
+import { bearerSecurity } from './route-context.ts';
+import type { RouteContext, ZodApp } from './route-context.ts';
+
+const maxIdempotencyKeyLength = 255;
+
+/** The routes of the hosted service's interface (CONTRACT §3.1–3.5), plus cancel. */
+export function registerCrewRoutes(app: ZodApp, context: RouteContext): void {
+  const { service, clock } = context;
+
+  app.get(
+    '/',
+    { config: { public: true, rateLimit: false }, schema: { summary: 'Liveness text for simple checks' } },
+    async (_request, reply) => reply.type('text/plain; charset=utf-8').send('Healthy'),
+  );
+
+  app.get(
+    '/inputs',
+    {
+      schema: {
+        summary: 'The inputs the crew expects',
+        security: bearerSecurity,
+        response: { 200: inputsResponseSchema },
+      },
+    },
+    (request) => {
+      callerOf(request);
+      return { inputs: [...service.crew.requiredInputs] };
+    },
+  );
+
+  app.post(
+    '/kickoff',
+    {
+      schema: {
+        summary: 'Start an execution',
+        security: bearerSecurity,
+        body: kickoffBodySchema,
+        response: { 200: kickoffResponseSchema },
+      },
+    },
+    async (request) => {
+      const body = request.body;
+      const humanInput = toHumanInputWebhook(body.humanInputWebhook, body.humanInputWebhookUrl);
+      checkCredentials(humanInput);
+      const { kickoffId } = await service.kickoff({
+        inputs: body.inputs,
+        meta: body.meta ?? null,
+        webhooks: {
+          taskUrl: body.taskWebhookUrl ?? null,
+          stepUrl: body.stepWebhookUrl ?? null,
+          crewUrl: body.crewWebhookUrl ?? null,
+          humanInput,
+        },
+        idempotencyKey: idempotencyKey(request),
+        caller: callerOf(request),
+      });
+      return { kickoff_id: kickoffId };
+    },
+  );
+
+  const statusRoute = {
+    schema: {
+      summary: 'Status and result of an execution',
+      security: bearerSecurity,
+      params: kickoffIdParamsSchema,
+      response: { 200: statusViewSchema },
+    },
+  };
+  const status = async (request: FastifyRequest<{ Params: { kickoffId: string } }>) => {
+    const execution = await service.get(request.params.kickoffId, callerOf(request));
+    return toStatusView(execution, service.crew, clock());
+  };
+  app.get('/status/:kickoffId', statusRoute, status);
+  app.get('/:kickoffId/status', statusRoute, status);
+
+  app.post(
+    '/resume',
+    {
+      schema: {
+        summary: 'Give feedback to an execution waiting for human input',
+        security: bearerSecurity,
+        body: resumeBodySchema,
+        response: { 200: resumeResponseSchema },
+      },
+    },
+    async (request) => {
+      checkCredentials(request.body.humanInput);
+      const result = await service.resume({ ...request.body, caller: callerOf(request) });
+      return { status: result.status, message: result.message };
+    },
+  );
+
+  app.post(
+    '/cancel/:kickoffId',
+    {
+      schema: {
+        summary: 'Cancel an execution (it becomes REVOKED); finished ones stay as they are',
+        security: bearerSecurity,
+        params: kickoffIdParamsSchema,
+        response: { 200: statusViewSchema },
+      },
+    },
+    async (request) => {
+      const execution = await service.cancel(request.params.kickoffId, callerOf(request));
+      return toStatusView(execution, service.crew, clock());
+    },
+  );
+}
+
+function checkCredentials(humanInput: HumanInputWebhook | null): void {
+  if (humanInput?.authentication !== undefined) assertCredentialsSafe(humanInput.authentication);
+}
+
+function idempotencyKey(request: FastifyRequest): string | null {
+  const value = request.headers['idempotency-key'];
+  if (value === undefined) return null;
+  const key = Array.isArray(value) ? value.join(', ') : value;
+  if (key.length === 0 || key.length > maxIdempotencyKeyLength || !/^[\x20-\x7e]+$/.test(key)) {
+    throw new CrewdError(
+      'VALIDATION_ERROR',
+      `Idempotency-Key must be 1 to ${maxIdempotencyKeyLength} printable ASCII characters`,
+    );
+  }
+  return key;
+}

@@ -1,0 +1,66 @@
+import { callerOf } from '../bearer-auth.ts';
+import { toErrorResponse } from '../error-handler.ts';
+import { eventsQuerySchema, executionIdParamsSchema } from '../request-schemas.ts';
+import { formatComment, pipeEvents, resumePoint } from '../server-sent-events.ts';
+import { bearerSecurity } from './route-context.ts';
+import type { RouteContext, ZodApp } from './route-context.ts';
+
+export interface EventStreamContext extends RouteContext {
+  readonly heartbeatMs: number;
+  /** Open streams, aborted when the server closes so shutdown does not wait for clients. */
+  readonly openStreams: Set<AbortController>;
+}
+
+const route = '/executions/:id/events';
+
+/** `GET /executions/{id}/events`: the execution's event log as Server-Sent Events, live until it finishes. */
+export function registerEventStreamRoute(app: ZodApp, context: EventStreamContext): void {
+  const { service, metrics, heartbeatMs, openStreams } = context;
+
+  app.get(
+    route,
+    {
+      schema: {
+        summary: 'Events of an execution as Server-Sent Events; resumable with Last-Event-ID',
+        security: bearerSecurity,
+        params: executionIdParamsSchema,
+        querystring: eventsQuerySchema,
+      },
+    },
+    async (request, reply) => {
+      const caller = callerOf(request);
+      const after = resumePoint(request.headers['last-event-id'], request.query.last_event_id);
+      // Unknown and foreign executions answer 404 like every other route, before the stream starts.
+      await service.get(request.params.id, caller);
+
+      reply.hijack();
+      const response = reply.raw;
+      const controller = new AbortController();
+      openStreams.add(controller);
+      response.on('close', () => controller.abort());
+      response.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache, no-transform',
+        // Tells reverse proxies such as nginx not to buffer the stream.
+        'x-accel-buffering': 'no',
+        // The socket closes with the stream, so a server shutting down does not wait for an idle keep-alive.
+        connection: 'close',
+      });
+      response.write(formatComment('stream open'));
+      try {
+        const events = service.watchEvents(request.params.id, caller, after, controller.signal);
+        await pipeEvents(response, events, { heartbeatMs, signal: controller.signal });
+      } catch (error) {
+        if (!controller.signal.aborted) {
+          const failure = toErrorResponse(error);
+          if (failure.status >= 500) request.log.error({ err: error }, 'event stream failed');
+          response.write(`event: error\ndata: ${JSON.stringify(failure.body)}\n\n`);
+        }
+      } finally {
+        openStreams.delete(controller);
+        response.end();
+        metrics.observeHttpRequest('GET', route, 200, reply.elapsedTime / 1000);
+      }
+    },
+  );
+}

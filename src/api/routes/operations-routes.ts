@@ -1,0 +1,63 @@
+import { CrewdError } from '../../domain/errors.ts';
+import { callerOf } from '../bearer-auth.ts';
+import { healthSchema } from '../response-schemas.ts';
+import { bearerSecurity } from './route-context.ts';
+import type { RouteContext, ZodApp } from './route-context.ts';
+
+export interface OperationsContext extends RouteContext {
+  /** Resolves when the store answers. */
+  readonly ready: () => Promise<void>;
+  readonly readyTimeoutMs: number;
+}
+
+/** Health checks, Prometheus metrics and the OpenAPI document. */
+export function registerOperationsRoutes(app: ZodApp, context: OperationsContext): void {
+  const { metrics, ready, readyTimeoutMs } = context;
+  // Probes come often and from one address: they must never be rate limited.
+  const probe = { public: true, rateLimit: false } as const;
+
+  app.get(
+    '/health/live',
+    { config: probe, schema: { summary: 'The process is up', response: { 200: healthSchema } } },
+    () => ({ status: 'ok' }),
+  );
+
+  app.get(
+    '/health/ready',
+    {
+      config: probe,
+      schema: { summary: 'The store answers (503 when it does not)', response: { 200: healthSchema } },
+    },
+    async () => {
+      await withinTimeout(ready, readyTimeoutMs);
+      return { status: 'ok' };
+    },
+  );
+
+  app.get(
+    '/metrics',
+    { schema: { summary: 'Prometheus metrics (organization tokens)', security: bearerSecurity } },
+    async (request, reply) => {
+      // Metrics describe the whole service, so they are for organization tokens; a user token sees no such page.
+      if (callerOf(request).kind !== 'org') throw new CrewdError('NOT_FOUND', 'Route not found');
+      const text = await metrics.render();
+      return reply.type(metrics.contentType).send(text);
+    },
+  );
+
+  app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, () => app.swagger());
+}
+
+async function withinTimeout(check: () => Promise<void>, timeoutMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`readiness check took over ${timeoutMs} ms`)), timeoutMs);
+  });
+  try {
+    await Promise.race([check(), timeout]);
+  } catch (error) {
+    throw new CrewdError('DEPENDENCY_UNAVAILABLE', 'Store is not ready', { cause: error });
+  } finally {
+    clearTimeout(timer);
+  }
+}

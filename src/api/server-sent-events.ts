@@ -1,0 +1,54 @@
+import { once } from 'node:events';
+import type { ServerResponse } from 'node:http';
+import { CrewdError } from '../domain/errors.ts';
+import type { StoredExecutionEvent } from '../store/store.ts';
+
+/** One event in the `text/event-stream` format: `id` is the sequence, so a client can resume after it. */
+export function formatEvent(event: StoredExecutionEvent): string {
+  // An event name must stay on one line; JSON.stringify already escapes newlines inside the data.
+  const type = event.type.replace(/[\r\n]/g, ' ');
+  return `id: ${event.sequence}\nevent: ${type}\ndata: ${JSON.stringify(event.data)}\n\n`;
+}
+
+export function formatComment(text: string): string {
+  return `: ${text}\n\n`;
+}
+
+/**
+ * The sequence to continue after: the `Last-Event-ID` header that an EventSource sends when it reconnects wins
+ * over the `last_event_id` query parameter given on the first connection; 0 means from the beginning.
+ */
+export function resumePoint(header: string | string[] | undefined, query: string | undefined): number {
+  const value = (Array.isArray(header) ? header[0] : header)?.trim() || query;
+  if (value === undefined || value === '') return 0;
+  const sequence = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(sequence)) {
+    throw new CrewdError('VALIDATION_ERROR', 'Last-Event-ID must be a non-negative integer');
+  }
+  return sequence;
+}
+
+export interface EventStreamOptions {
+  readonly heartbeatMs: number;
+  readonly signal: AbortSignal;
+}
+
+/**
+ * Writes events to an open response until they end or the signal aborts, with a comment line every heartbeat so
+ * proxies keep an idle stream open. Waits for the socket to drain, so a slow client cannot grow memory.
+ */
+export async function pipeEvents(
+  response: ServerResponse,
+  events: AsyncIterable<StoredExecutionEvent>,
+  options: EventStreamOptions,
+): Promise<void> {
+  const heartbeat = setInterval(() => response.write(formatComment('heartbeat')), options.heartbeatMs);
+  try {
+    for await (const event of events) {
+      if (options.signal.aborted) break;
+      if (!response.write(formatEvent(event))) await once(response, 'drain', { signal: options.signal });
+    }
+  } finally {
+    clearInterval(heartbeat);
+  }
+}
