@@ -1,0 +1,120 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bobToken, startApi } from './support/api-harness.ts';
+import type { ApiHarness } from './support/api-harness.ts';
+import { makeExecution } from './support/example-crew.ts';
+import { SseReader } from './support/sse-reader.ts';
+
+let api: ApiHarness;
+beforeAll(async () => {
+  api = await startApi({ heartbeatMs: 50 });
+});
+afterAll(() => api.close());
+
+function running(id: string): void {
+  api.service.put(
+    makeExecution({ id, state: 'RUNNING', owner: { tokenId: 'alice-token', userId: 'alice' } }),
+  );
+}
+
+async function open(id: string, headers: Record<string, string> = {}, query = '') {
+  const response = await api.request(`/executions/${id}/events${query}`, { headers });
+  return { response, reader: new SseReader(response) };
+}
+
+describe('GET /executions/{id}/events', () => {
+  it('streams stored and new events with sequence ids and type names, then ends with the execution', async () => {
+    running('sse-1');
+    api.service.appendEvent('sse-1', 'execution-start', { state: 'RUNNING' });
+    api.service.appendEvent('sse-1', 'task-start', { task_id: 'research', attempt: 1 });
+
+    const { response, reader } = await open('sse-1');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    const stored = await reader.events(2);
+    api.service.appendEvent('sse-1', 'task-end', { task_id: 'research', output: 'line one\nline two' });
+    api.service.appendEvent('sse-1', 'execution-end', { state: 'SUCCESS' });
+    api.service.finish('sse-1', 'SUCCESS');
+    const live = await reader.rest();
+
+    expect([...stored, ...live]).toEqual([
+      { id: '1', event: 'execution-start', data: '{"state":"RUNNING"}' },
+      { id: '2', event: 'task-start', data: '{"task_id":"research","attempt":1}' },
+      {
+        id: '3',
+        event: 'task-end',
+        data: JSON.stringify({ task_id: 'research', output: 'line one\nline two' }),
+      },
+      { id: '4', event: 'execution-end', data: '{"state":"SUCCESS"}' },
+    ]);
+  });
+
+  it('resumes after Last-Event-ID without gaps or repeats', async () => {
+    running('sse-2');
+    for (let index = 1; index <= 5; index += 1) api.service.appendEvent('sse-2', 'step-end', { index });
+
+    const first = await open('sse-2');
+    const seen = await first.reader.events(3);
+    await first.reader.cancel();
+    const resumed = await open('sse-2', { 'last-event-id': seen.at(-1)!.id! });
+    const more = await resumed.reader.events(2);
+    api.service.appendEvent('sse-2', 'step-end', { index: 6 });
+    api.service.finish('sse-2', 'SUCCESS');
+    const rest = await resumed.reader.rest();
+
+    expect([...seen, ...more, ...rest].map((event) => event.id)).toEqual(['1', '2', '3', '4', '5', '6']);
+  });
+
+  it('resumes after the last_event_id query parameter', async () => {
+    running('sse-3');
+    for (let index = 1; index <= 3; index += 1) api.service.appendEvent('sse-3', 'step-end', { index });
+    api.service.finish('sse-3', 'FAILED');
+
+    const { reader } = await open('sse-3', {}, '?last_event_id=2');
+
+    expect((await reader.rest()).map((event) => event.id)).toEqual(['3']);
+  });
+
+  it('sends heartbeat comments while nothing happens', async () => {
+    running('sse-4');
+    const { reader } = await open('sse-4');
+
+    const blocks = [await reader.next(), await reader.next(), await reader.next()];
+    await reader.cancel();
+
+    expect(blocks.filter((block) => block?.comment === 'heartbeat').length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('stops watching when the client goes away', async () => {
+    running('sse-5');
+    const controller = new AbortController();
+    const response = await api.request('/executions/sse-5/events', { signal: controller.signal });
+    await new SseReader(response).next();
+    const signal = api.service.watchSignals.at(-1)!;
+
+    controller.abort();
+    await expect.poll(() => signal.aborted, { timeout: 2000 }).toBe(true);
+  });
+
+  it('answers 404 before streaming for an unknown or foreign execution', async () => {
+    running('sse-6');
+
+    const unknown = await api.request('/executions/nope/events');
+    const foreign = await api.request('/executions/sse-6/events', { token: bobToken });
+
+    expect(unknown.status).toBe(404);
+    expect(await unknown.json()).toMatchObject({ code: 'NOT_FOUND' });
+    expect(foreign.status).toBe(404);
+  });
+
+  it('answers 400 for a Last-Event-ID that is not a sequence number', async () => {
+    running('sse-7');
+
+    const response = await api.request('/executions/sse-7/events', { headers: { 'last-event-id': 'abc' } });
+
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({
+      code: 'VALIDATION_ERROR',
+      message: 'Last-Event-ID must be a non-negative integer',
+    });
+  });
+});
