@@ -48,10 +48,10 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
 
   const tokens = createTokenService({ store, clock });
   const startupToken = await prepareToken(tokens, config.orgToken);
-  const metrics = new Metrics({
-    countByState: () => store.countByState(),
-    countFailedDeliveries: () => store.countFailedMessages(),
-  });
+  const metrics = new Metrics(
+    { countByState: () => store.countByState(), countFailedDeliveries: () => store.countFailedMessages() },
+    { processMetrics: true },
+  );
   const worker = createDeliveryWorker({
     store,
     secret: config.webhookSecret,
