@@ -1,0 +1,23 @@
+import type { Command } from 'commander';
+import type { CliContext } from './cli-context.ts';
+import type { RunOptions } from './run-crew-in-terminal.ts';
+
+/** `crewd run <crew-dir>`: runs a crew once in the terminal, with no server and no store. */
+export function registerRunCommand(program: Command, context: CliContext): void {
+  program
+    .command('run')
+    .description('run a crew once in the terminal, with live progress and no server')
+    .argument('<crew-dir>', 'crew directory (agents.yaml, tasks.yaml) or crewAI project root')
+    .option('--inputs <json>', 'the crew inputs as a JSON object', '{}')
+    .option('--model <provider/model>', "use this model for every agent, instead of the crew's llm")
+    .option('--record <file>', 'record every model answer into this replay file')
+    .option(
+      '--feedback-file <file>',
+      'answers for human-input reviews, one line each: y or n, then the feedback',
+    )
+    .action(async (crewDir: string, options: RunOptions) => {
+      // Loaded here, not at the top, so the other commands start without the model providers.
+      const { runCrewInTerminal } = await import('./run-crew-in-terminal.ts');
+      await runCrewInTerminal(crewDir, options, context);
+    });
+}

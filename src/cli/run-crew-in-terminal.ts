@@ -1,0 +1,115 @@
+import { readFile } from 'node:fs/promises';
+import { checkInputs } from '../crew/placeholders.ts';
+import { loadCrew } from '../crew/load-crew.ts';
+import type { CrewDefinition, CrewInputs } from '../domain/crew.ts';
+import { CrewdError, MissingInputsError } from '../domain/errors.ts';
+import type { TokenUsage } from '../domain/usage.ts';
+import { createModelResolver } from '../llm/resolve-model.ts';
+import { builtinTools } from '../tools/builtin-tools.ts';
+import type { CliContext } from './cli-context.ts';
+import { scriptedLineSource, terminalLineSource } from './line-source.ts';
+import type { LineSource } from './line-source.ts';
+import { withModel } from './override-model.ts';
+import { parseJsonObject } from './parse-json-object.ts';
+import { promptReviewer } from './review-prompt.ts';
+import { createRunProgress } from './run-progress.ts';
+import { runToCompletion } from './run-to-completion.ts';
+
+export interface RunOptions {
+  readonly inputs: string;
+  readonly model?: string;
+  readonly record?: string;
+  readonly feedbackFile?: string;
+}
+
+/**
+ * Runs a crew to the end in this process. Progress and reviews go to stderr and the final output to stdout, so
+ * `crewd run … > report.md` keeps just the result.
+ */
+export async function runCrewInTerminal(
+  crewDir: string,
+  options: RunOptions,
+  context: CliContext,
+): Promise<void> {
+  const { env, stderr, stdout } = context;
+  const inputs = parseJsonObject(options.inputs, '--inputs');
+  // Read up front, so a wrong path fails before any model is paid for.
+  const scripted = options.feedbackFile === undefined ? undefined : await readLines(options.feedbackFile);
+  const loaded = await loadCrew(crewDir, { warn: (message) => stderr.write(`warning: ${message}\n`) });
+  checkRunInputs(loaded, inputs);
+  const crew = options.model === undefined ? loaded : withModel(loaded, options.model);
+  const models = createModelResolver({ env, baseDir: crewDir, recordFile: options.record });
+  // Resolving checks the model's name and credentials now rather than after the first task has started.
+  if (options.model !== undefined) models(options.model);
+
+  let lines: LineSource | undefined;
+  const lineSource = (): LineSource => {
+    lines ??=
+      scripted !== undefined
+        ? scriptedLineSource(scripted, stderr)
+        : context.stdin.isTTY
+          ? terminalLineSource(context.stdin, stderr)
+          : scriptedLineSource(context.stdin, stderr);
+    return lines;
+  };
+  const progress = createRunProgress(stderr);
+  const reviewer = promptReviewer(lineSource, stderr);
+  const controller = new AbortController();
+  const interrupt = (): void => controller.abort(new CrewdError('CANCELLED', 'Interrupted'));
+  process.once('SIGINT', interrupt);
+  process.once('SIGTERM', interrupt);
+  try {
+    const result = await runToCompletion({
+      crew,
+      inputs,
+      models,
+      tools: builtinTools(),
+      defaultModel: env.MODEL === '' ? undefined : env.MODEL,
+      signal: controller.signal,
+      onEvent: progress.onEvent,
+      review: async (output) => {
+        progress.stop();
+        return reviewer(output);
+      },
+    });
+    stdout.write(`${result.outputs.at(-1)?.output.trim() ?? ''}\n`);
+    stderr.write(`\n${usageSummary(result.usage)}\n`);
+  } finally {
+    progress.stop();
+    lines?.close();
+    process.off('SIGINT', interrupt);
+    process.off('SIGTERM', interrupt);
+  }
+}
+
+/** Like checkInputs, with the flag that supplies the missing inputs spelled out. */
+function checkRunInputs(crew: CrewDefinition, inputs: CrewInputs): void {
+  try {
+    checkInputs(crew, inputs);
+  } catch (error) {
+    if (!(error instanceof MissingInputsError)) throw error;
+    const example = JSON.stringify(Object.fromEntries(crew.requiredInputs.map((name) => [name, '…'])));
+    throw new CrewdError(
+      'MISSING_INPUTS',
+      `Missing required inputs: ${error.missingInputs.join(', ')}; this crew takes --inputs '${example}'`,
+    );
+  }
+}
+
+async function readLines(file: string): Promise<string[]> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    throw new CrewdError('VALIDATION_ERROR', `Cannot read the feedback file ${file}`);
+  }
+  return text.split(/\r?\n/);
+}
+
+function usageSummary(usage: TokenUsage): string {
+  const requests = `${usage.successfulRequests} ${usage.successfulRequests === 1 ? 'request' : 'requests'}`;
+  return (
+    `Token usage: ${usage.totalTokens} total ` +
+    `(${usage.promptTokens} prompt, ${usage.completionTokens} completion) over ${requests}`
+  );
+}

@@ -1,0 +1,59 @@
+import type { EngineEvent } from '../domain/events.ts';
+import type { HumanFeedback, TaskOutput } from '../domain/task-output.ts';
+import { addUsage, emptyUsage } from '../domain/usage.ts';
+import type { TokenUsage } from '../domain/usage.ts';
+import { runCrew } from '../engine/run-crew.ts';
+import type { Checkpoint, RunCrewRequest } from '../engine/run-crew-types.ts';
+
+/** A person's answer on a human-input task. */
+export interface Review {
+  readonly approved: boolean;
+  /** May be empty. */
+  readonly feedback: string;
+}
+
+export type Reviewer = (output: TaskOutput) => Promise<Review>;
+
+export interface RunToCompletionRequest extends Omit<RunCrewRequest, 'checkpoint'> {
+  /** Asked at every human-input pause. */
+  readonly review: Reviewer;
+}
+
+export interface CompletedRun {
+  readonly outputs: readonly TaskOutput[];
+  readonly usage: TokenUsage;
+}
+
+/**
+ * Runs a crew in memory from start to finish, asking `review` at each pause and continuing from a checkpoint
+ * the way the service does: every finished task and every approved output is accepted, and every answer joins
+ * the feedback.
+ */
+export async function runToCompletion(request: RunToCompletionRequest): Promise<CompletedRun> {
+  const { review, onEvent, ...runRequest } = request;
+  let checkpoint: Checkpoint = { outputs: [], feedback: [] };
+  let usage = emptyUsage;
+  const accept = (output: TaskOutput): void => {
+    checkpoint = { ...checkpoint, outputs: [...checkpoint.outputs, output] };
+  };
+  const record = async (event: EngineEvent): Promise<void> => {
+    if (event.type === 'task-end' && !event.awaitingHumanInput) accept(event.output);
+    await onEvent(event);
+  };
+  for (;;) {
+    const outcome = await runCrew({ ...runRequest, onEvent: record, checkpoint });
+    usage = addUsage(usage, outcome.usage);
+    if (outcome.kind === 'completed') return { outputs: outcome.outputs, usage };
+    const { output } = outcome;
+    const answer = await review(output);
+    const feedback: HumanFeedback = {
+      taskId: output.taskId,
+      attempt: output.attempt,
+      text: answer.feedback,
+      approved: answer.approved,
+      output: output.output,
+    };
+    if (answer.approved) accept(output);
+    checkpoint = { ...checkpoint, feedback: [...checkpoint.feedback, feedback] };
+  }
+}

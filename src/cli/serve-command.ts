@@ -1,0 +1,69 @@
+import type { Command } from 'commander';
+import { readServeConfig } from '../config.ts';
+import type { ServeFlags } from '../config.ts';
+import type { RunningServer } from '../main.ts';
+import type { CliContext } from './cli-context.ts';
+import { explainFailure } from './describe-error.ts';
+
+/** `crewd serve <crew-dir>`: serves a crew until SIGTERM or SIGINT, then shuts down cleanly. */
+export function registerServeCommand(program: Command, context: CliContext): void {
+  program
+    .command('serve')
+    .description('serve a crew over HTTP')
+    .argument('<crew-dir>', 'crew directory (agents.yaml, tasks.yaml) or crewAI project root')
+    .option('--port <port>', 'port to listen on (default: PORT or 8000)')
+    .option('--host <host>', 'address to listen on (default: HOST or 127.0.0.1)')
+    .option(
+      '--database <location>',
+      'SQLite file or postgres:// URL (default: CREWD_DATABASE_URL or ./.crewd/crewd.db)',
+    )
+    .action(async (crewDir: string, flags: ServeFlags) => {
+      const config = readServeConfig(crewDir, flags, context.env);
+      // Loaded here, not at the top, so the other commands start without the whole server.
+      const { startServer } = await import('../main.ts');
+      let server: RunningServer;
+      try {
+        server = await startServer(config, { env: context.env });
+      } catch (error) {
+        throw explainFailure(error, {
+          database: config.database,
+          listen: { host: config.host, port: config.port },
+        });
+      }
+      context.stdout.write(welcome(crewDir, server));
+
+      const signal = await stopSignal();
+      context.stdout.write(`Received ${signal}, shutting down…\n`);
+      try {
+        await server.close();
+      } catch (error) {
+        throw explainFailure(error, { database: config.database });
+      }
+    });
+}
+
+/**
+ * The first SIGINT or SIGTERM. The listeners stay, so later signals are ignored instead of killing the process
+ * mid-shutdown: one Ctrl-C can arrive twice through npm and tsx, and close() is bounded by the grace period.
+ */
+function stopSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    process.on('SIGINT', resolve);
+    process.on('SIGTERM', resolve);
+  });
+}
+
+function welcome(crewDir: string, server: RunningServer): string {
+  const lines = [`crewd is serving ${crewDir} at ${server.url}`];
+  if (server.startupToken === undefined) {
+    lines.push('Clients authenticate with CREWD_ORG_TOKEN or a token from `crewd tokens create`.');
+  } else {
+    lines.push(
+      'Organization token for this start (shown once; the one printed at the previous start no longer works):',
+      `  ${server.startupToken}`,
+      'Try it:',
+      `  curl -H 'Authorization: Bearer ${server.startupToken}' ${server.url}/inputs`,
+    );
+  }
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,111 @@
+import type { Command } from 'commander';
+import { defaultDatabasePath } from '../config.ts';
+import { CrewdError } from '../domain/errors.ts';
+import { createTokenService } from '../service/token-service.ts';
+import type { TokenService } from '../service/token-service.ts';
+import type { TokenRecord } from '../store/store.ts';
+import type { CliContext } from './cli-context.ts';
+import { explainFailure } from './describe-error.ts';
+import { openStore } from './open-store.ts';
+
+interface DatabaseOptions {
+  readonly database?: string;
+}
+
+interface CreateOptions extends DatabaseOptions {
+  readonly org?: boolean;
+  readonly user?: string;
+  readonly name?: string;
+}
+
+/** `crewd tokens create | list | revoke`: token administration, straight on the database. */
+export function registerTokensCommand(program: Command, context: CliContext): void {
+  const tokens = program.command('tokens').description('manage API tokens (run against the database)');
+  const database = (command: Command): Command =>
+    command.option(
+      '--database <location>',
+      'SQLite file or postgres:// URL (default: CREWD_DATABASE_URL or ./.crewd/crewd.db)',
+    );
+
+  database(tokens.command('create').description('create a token; the token alone is the last line of output'))
+    .option('--org', 'an organization token: every operation on every execution')
+    .option('--user <user-id>', "a user token: kickoff, and only that user's executions")
+    .option('--name <name>', 'a label to recognise the token by')
+    .action((options: CreateOptions) =>
+      withTokens(options, context, async (service) => {
+        if ((options.org === true) === (options.user !== undefined)) {
+          throw new CrewdError('VALIDATION_ERROR', 'Pass exactly one of --org and --user <user-id>');
+        }
+        const created = await service.create({
+          kind: options.user === undefined ? 'org' : 'user',
+          ...(options.user === undefined ? {} : { userId: options.user }),
+          ...(options.name === undefined ? {} : { name: options.name }),
+        });
+        const who = options.user === undefined ? 'organization token' : `token for user ${options.user}`;
+        context.stdout.write(`Created ${who} ${created.record.id}. It is shown only this once:\n`);
+        context.stdout.write(`${created.secret}\n`);
+      }),
+    );
+
+  database(tokens.command('list').description('list tokens (never their secrets)')).action(
+    (options: DatabaseOptions) =>
+      withTokens(options, context, async (service) => {
+        context.stdout.write(tokenTable(await service.list()));
+      }),
+  );
+
+  database(tokens.command('revoke').description('revoke a token; it stops working within a second'))
+    .argument('<id>', 'the token id, as tokens list shows it')
+    .action((id: string, options: DatabaseOptions) =>
+      withTokens(options, context, async (service) => {
+        if (!(await service.revoke(id))) throw new CrewdError('NOT_FOUND', `No token has the id ${id}`);
+        context.stdout.write(`Revoked ${id}\n`);
+      }),
+    );
+}
+
+/** Opens the database, brings its schema up to date, runs `work` and closes it again. */
+async function withTokens(
+  options: DatabaseOptions,
+  context: CliContext,
+  work: (service: TokenService) => Promise<void>,
+): Promise<void> {
+  const database = options.database ?? nonEmpty(context.env.CREWD_DATABASE_URL) ?? defaultDatabasePath;
+  try {
+    const store = await openStore(database);
+    try {
+      await store.migrate();
+      await work(createTokenService({ store, clock: () => new Date() }));
+    } finally {
+      await store.close();
+    }
+  } catch (error) {
+    throw explainFailure(error, { database });
+  }
+}
+
+function tokenTable(records: readonly TokenRecord[]): string {
+  if (records.length === 0) return 'No tokens yet; create one with: crewd tokens create --org\n';
+  const header = ['ID', 'KIND', 'USER', 'NAME', 'CREATED', 'REVOKED'];
+  const rows = records.map((record) => [
+    record.id,
+    record.kind,
+    record.userId ?? '-',
+    record.name ?? '-',
+    record.createdAt.toISOString(),
+    record.revokedAt?.toISOString() ?? '-',
+  ]);
+  const widths = header.map((title, column) =>
+    Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
+  );
+  const format = (row: readonly string[]): string =>
+    row
+      .map((cell, column) => cell.padEnd(widths[column] ?? 0))
+      .join('  ')
+      .trimEnd();
+  return `${[header, ...rows].map(format).join('\n')}\n`;
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  return value === undefined || value === '' ? undefined : value;
+}
