@@ -1,0 +1,82 @@
+import { spawn } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+export const repoRoot = resolve(import.meta.dirname, '../..');
+export const exampleCrew = join(repoRoot, 'examples/research-crew');
+export const exampleInputs = JSON.stringify({ topic: 'AI agents', current_year: '2026' });
+
+export interface CommandResult {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+export interface CommandOptions {
+  readonly env?: Readonly<Record<string, string>>;
+  /** Written to stdin, which is then closed. */
+  readonly input?: string;
+}
+
+export function tempDir(): string {
+  return mkdtempSync(join(tmpdir(), 'crewd-cli-'));
+}
+
+/** Settings of the test runner's environment that would change what crewd does. */
+function cleanEnv(extra: Readonly<Record<string, string>> = {}): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (value === undefined || /^(CREWD_|OPENAI_|ANTHROPIC_)|^(MODEL|PORT|HOST)$/.test(name)) continue;
+    env[name] = value;
+  }
+  return { ...env, ...extra };
+}
+
+/** Starts `crewd <args>` the way a user does (node bin/crewd.js), in a fresh temporary directory. */
+export function spawnCrewd(
+  args: readonly string[],
+  options: CommandOptions = {},
+): ChildProcessWithoutNullStreams {
+  const child = spawn(process.execPath, [join(repoRoot, 'bin/crewd.js'), ...args], {
+    cwd: tempDir(),
+    env: cleanEnv(options.env),
+    stdio: 'pipe',
+  });
+  child.stdin.end(options.input ?? '');
+  return child;
+}
+
+/** Runs `crewd <args>` to the end. */
+export function runCrewd(args: readonly string[], options: CommandOptions = {}): Promise<CommandResult> {
+  const child = spawnCrewd(args, options);
+  return finished(child);
+}
+
+export function finished(child: ChildProcessWithoutNullStreams): Promise<CommandResult> {
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((done) => child.on('close', (code) => done({ code, stdout, stderr })));
+}
+
+/** Resolves with the first match of `pattern` in the process's stdout. */
+export function waitForOutput(
+  child: ChildProcessWithoutNullStreams,
+  pattern: RegExp,
+): Promise<RegExpExecArray> {
+  let seen = '';
+  return new Promise((done, fail) => {
+    const onData = (chunk: Buffer): void => {
+      seen += chunk.toString();
+      const match = pattern.exec(seen);
+      if (match === null) return;
+      child.stdout.off('data', onData);
+      done(match);
+    };
+    child.stdout.on('data', onData);
+    child.once('exit', () => fail(new Error(`crewd exited before printing ${String(pattern)}:\n${seen}`)));
+  });
+}

@@ -1,0 +1,65 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { exampleCrew, exampleInputs, runCrewd, tempDir } from './crewd-command.ts';
+
+describe('crewd run', () => {
+  it('runs the example crew offline, asks for the review on stdin and prints the report and token usage', async () => {
+    const result = await runCrewd(['run', exampleCrew, '--inputs', exampleInputs], {
+      input: 'y\nLooks good\n',
+    });
+
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^# AI Agents in 2026: From Demos to Dependable Work\n/);
+    expect(result.stdout).toContain('## Risks and rules');
+    expect(result.stderr).toContain('▶ research_task (AI agents Senior Data Researcher)');
+    expect(result.stderr).toMatch(/✓ outline_task — \d+ tokens, waiting for review/);
+    expect(result.stderr).toContain('Approve? [y/N] y\nFeedback: Looks good\n');
+    expect(result.stderr).toMatch(/✓ report_task — \d+ tokens/);
+    const usage = /Token usage: (\d+) total \((\d+) prompt, (\d+) completion\) over 3 requests/.exec(
+      result.stderr,
+    );
+    expect(usage).not.toBeNull();
+    const [, total, prompt, completion] = usage!.map(Number);
+    expect(total).toBe(prompt! + completion!);
+    expect(total).toBeGreaterThan(0);
+  });
+
+  it('runs a rejected outline again with the feedback from a feedback file, then follows the revision', async () => {
+    const feedbackFile = join(tempDir(), 'feedback.txt');
+    writeFileSync(feedbackFile, 'n\nMake it more concrete\ny\n\n');
+
+    const result = await runCrewd([
+      'run',
+      exampleCrew,
+      '--inputs',
+      exampleInputs,
+      '--feedback-file',
+      feedbackFile,
+    ]);
+
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('outline_task (AI agents Reporting Analyst, attempt 2)');
+    expect(result.stdout).toMatch(/^# AI Agents in 2026: What Works, What It Costs, What to Watch\n/);
+    expect(result.stderr).toMatch(/over 4 requests/);
+  });
+
+  it('stops with one line naming the directory when the crew directory does not exist', async () => {
+    const missing = join(tempDir(), 'no-such-crew');
+
+    const result = await runCrewd(['run', missing, '--inputs', exampleInputs]);
+
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toMatch(/^crewd: .*no-such-crew.*\n$/);
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('stops before running anything and lists the inputs that are missing', async () => {
+    const result = await runCrewd(['run', exampleCrew, '--inputs', '{"topic": "AI agents"}']);
+
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^crewd: Missing required inputs: current_year;.*\n$/);
+    expect(result.stderr).not.toContain('▶');
+  });
+});

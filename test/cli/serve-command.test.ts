@@ -1,0 +1,57 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  exampleCrew,
+  exampleInputs,
+  finished,
+  runCrewd,
+  spawnCrewd,
+  tempDir,
+  waitForOutput,
+} from './crewd-command.ts';
+
+describe('crewd serve', () => {
+  it('refuses to start with one line naming a variable that is wrong', async () => {
+    const result = await runCrewd(['serve', exampleCrew, '--port', '0'], {
+      env: { CREWD_CONCURRENCY: 'abc' },
+    });
+
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^crewd: .*CREWD_CONCURRENCY.*\n$/);
+  });
+
+  it('prints a working token, serves the example offline to the client commands, and exits 0 on SIGTERM', async () => {
+    const database = join(tempDir(), 'crewd.db');
+    const server = spawnCrewd(['serve', exampleCrew, '--port', '0', '--database', database]);
+    const exit = finished(server);
+    try {
+      const [, url, token, curl] = await waitForOutput(
+        server,
+        /at (http:\/\/127\.0\.0\.1:\d+)\n[^\n]*\n {2}(\S+)\nTry it:\n {2}(curl [^\n]*)\n/,
+      );
+      expect(curl).toBe(`curl -H 'Authorization: Bearer ${token}' ${url}/inputs`);
+      const client = { env: { CREWD_URL: url!, CREWD_TOKEN: token! } };
+
+      const kickoff = await runCrewd(['kickoff', '--inputs', exampleInputs, '--wait'], client);
+      expect(kickoff.code).toBe(0);
+      const paused = JSON.parse(kickoff.stdout);
+      expect(paused).toMatchObject({ state: 'PAUSED', pending_human_input: { task_id: 'outline_task' } });
+
+      const resume = await runCrewd(
+        ['resume', paused.kickoff_id, '--task', 'outline_task', '--approve', '--feedback', 'Fine', '--wait'],
+        client,
+      );
+      expect(resume.code).toBe(0);
+      const done = JSON.parse(resume.stdout);
+      expect(done.state).toBe('SUCCESS');
+      expect(done.result).toMatch(/^# AI Agents in 2026/);
+
+      const unknown = await runCrewd(['status', 'no-such-id'], client);
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr).toMatch(/^crewd: .*\(HTTP 404\)\n$/);
+    } finally {
+      server.kill('SIGTERM');
+    }
+    expect((await exit).code).toBe(0);
+  });
+});

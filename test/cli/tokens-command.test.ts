@@ -1,0 +1,43 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { runCrewd, tempDir } from './crewd-command.ts';
+
+describe('crewd tokens', () => {
+  it('creates, lists and revokes tokens without ever listing a secret', async () => {
+    const database = join(tempDir(), 'tokens.db');
+
+    const org = await runCrewd(['tokens', 'create', '--org', '--name', 'ci', '--database', database]);
+    const user = await runCrewd(['tokens', 'create', '--user', 'alice', '--database', database]);
+    expect(org.code).toBe(0);
+    expect(user.code).toBe(0);
+    const orgSecret = org.stdout.trimEnd().split('\n').at(-1)!;
+    const userSecret = user.stdout.trimEnd().split('\n').at(-1)!;
+    expect(orgSecret).toMatch(/^\S{32,}$/);
+    expect(userSecret).toMatch(/^\S{32,}$/);
+
+    const listed = await runCrewd(['tokens', 'list', '--database', database]);
+    expect(listed.code).toBe(0);
+    const [header, ...rows] = listed.stdout.trimEnd().split('\n');
+    expect(header).toMatch(/^ID\s+KIND\s+USER\s+NAME\s+CREATED\s+REVOKED$/);
+    expect(rows).toHaveLength(2);
+    expect(rows.find((row) => /\borg\b/.test(row))).toMatch(/\bci\b.*\s-$/);
+    expect(rows.find((row) => /\buser\b/.test(row))).toMatch(/\balice\b/);
+    expect(listed.stdout).not.toContain(orgSecret);
+    expect(listed.stdout).not.toContain(userSecret);
+
+    const orgId = rows.find((row) => /\borg\b/.test(row))!.split(/\s+/)[0]!;
+    const revoked = await runCrewd(['tokens', 'revoke', orgId, '--database', database]);
+    expect(revoked.code).toBe(0);
+    const after = await runCrewd(['tokens', 'list', '--database', database]);
+    expect(after.stdout.split('\n').find((row) => row.startsWith(orgId))).toMatch(/\d{4}-\d\d-\d\dT\S+$/);
+  });
+
+  it('fails with one line when the token to revoke does not exist', async () => {
+    const database = join(tempDir(), 'tokens.db');
+
+    const result = await runCrewd(['tokens', 'revoke', 'tok_unknown', '--database', database]);
+
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe('crewd: No token has the id tok_unknown\n');
+  });
+});
