@@ -34,22 +34,26 @@ runFigure({ figure, metric, target }, async ({ profileDir }) => {
       modelUrl: model.url,
       // Every execution must be running, not queued, for the figure to mean anything.
       env: { CREWD_CONCURRENCY: String(inFlight * 2) },
+      gcHook: true,
       nodeArgs: profileArgs(profileDir, 'memory-in-flight'),
     });
     const client = crewdClient(server.url);
     let serverIdle: number;
     let serverLoaded: number;
+    let serverLoadedCollected: number;
     try {
       await runConcurrently(200, 50, async () => {
         await client.waitForEnd(await client.kickoff({ inputs: { topic: 'tides' } }));
       });
-      await new Promise((done) => setTimeout(done, 2000));
+      await server.collectGarbage();
+      await new Promise((done) => setTimeout(done, 1000));
       serverIdle = median(await sampleFor(() => rssOf(server.pid), 1000));
       const before = (await model.stats()).slowReceived;
       await runConcurrently(inFlight, 50, () => client.kickoff({ inputs: { topic: slowTopic } }));
       await slowCallsReached(model, before, inFlight);
       // Every execution now waits on its first model call, and none can finish within the next 4 s.
       serverLoaded = median(await sampleFor(() => rssOf(server.pid), 1000));
+      serverLoadedCollected = (await server.collectGarbage()).rss;
     } finally {
       await client.close();
       await server.stop();
@@ -59,24 +63,31 @@ runFigure({ figure, metric, target }, async ({ profileDir }) => {
       fileURLToPath(new URL('../lib/baseline-memory-main.ts', import.meta.url)),
       {
         args: [model.url, String(inFlight), slowTopic],
+        nodeArgs: ['--expose-gc'],
       },
     );
     let baselinePerRun: number;
+    let baselineCollectedPerRun: number;
     try {
       await baselineProcess.next('warm');
       const before = (await model.stats()).slowReceived;
       baselineProcess.send({ type: 'go' });
       await slowCallsReached(model, before, inFlight);
       baselineProcess.send({ type: 'sample' });
-      const { idle, loaded } = await baselineProcess.next<{ type: string; idle: number; loaded: number }>(
-        'rss',
-      );
-      baselinePerRun = (loaded - idle) / inFlight / 1024;
+      const reading = await baselineProcess.next<{
+        type: string;
+        idle: number;
+        loaded: number;
+        loadedCollected: number;
+      }>('rss');
+      baselinePerRun = (reading.loaded - reading.idle) / inFlight / 1024;
+      baselineCollectedPerRun = (reading.loadedCollected - reading.idle) / inFlight / 1024;
     } finally {
       await baselineProcess.stop();
     }
 
     const perExecution = (serverLoaded - serverIdle) / inFlight / 1024;
+    const collectedPerExecution = (serverLoadedCollected - serverIdle) / inFlight / 1024;
     return [
       {
         figure,
@@ -90,7 +101,8 @@ runFigure({ figure, metric, target }, async ({ profileDir }) => {
         met: perExecution <= 200,
         note:
           `${inFlight} executions running at once; server RSS ${(serverIdle / 2 ** 20).toFixed(0)} MB idle, ` +
-          `${(serverLoaded / 2 ** 20).toFixed(0)} MB with them in flight`,
+          `${(serverLoaded / 2 ** 20).toFixed(0)} MB with them in flight; after a full GC ` +
+          `${collectedPerExecution.toFixed(0)} KB per execution (baseline ${baselineCollectedPerRun.toFixed(0)} KB)`,
       },
     ];
   } finally {

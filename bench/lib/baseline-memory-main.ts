@@ -1,14 +1,17 @@
 // The baseline of figure 4: plain baseline runs held in flight on a slow model, in a fresh process whose RSS
-// is measured the same way as crewd's. The parent says when every call has reached the model.
+// is measured the same way as crewd's. The parent says when every call has reached the model. Run with
+// --expose-gc, so the reading before starts from a collected heap as the server's does.
 import { createBaselineRun } from './baseline-run.ts';
-import { runConcurrently } from './run-concurrently.ts';
 import { sampleFor } from './rss.ts';
+import { runConcurrently } from './run-concurrently.ts';
 import { median } from './stats.ts';
 
 const [modelUrl = '', count = '1000', slowTopic = ''] = process.argv.slice(2);
+const collect = (): void => (globalThis as { gc?: () => void }).gc?.();
 const baseline = createBaselineRun(modelUrl);
 await runConcurrently(200, 50, () => baseline('tides'));
-await new Promise((done) => setTimeout(done, 2000));
+collect();
+await new Promise((done) => setTimeout(done, 1000));
 const idle = median(await sampleFor(() => process.memoryUsage.rss(), 1000));
 
 process.on('message', (message: { type: string }) => {
@@ -16,9 +19,11 @@ process.on('message', (message: { type: string }) => {
     for (let index = 0; index < Number(count); index += 1) void baseline(slowTopic).catch(() => undefined);
   }
   if (message.type === 'sample') {
-    void sampleFor(() => process.memoryUsage.rss(), 1000).then((samples) =>
-      process.send?.({ type: 'rss', idle, loaded: median(samples) }),
-    );
+    void sampleFor(() => process.memoryUsage.rss(), 1000).then((samples) => {
+      const loaded = median(samples);
+      collect();
+      process.send?.({ type: 'rss', idle, loaded, loadedCollected: process.memoryUsage.rss() });
+    });
   }
 });
 process.send?.({ type: 'warm' });

@@ -13,6 +13,11 @@ export interface CrewdServer {
   readonly startedInMs: number;
   /** Everything it printed lately (the tail), for error messages. */
   output(): string;
+  /**
+   * Runs a full garbage collection in the server and resolves with its memory right after; only for servers
+   * started with `gcHook`. Tells memory the server holds from garbage it has not collected yet.
+   */
+  collectGarbage(): Promise<{ rss: number; heapUsed: number }>;
   /** SIGTERM and wait: the server closes cleanly (and writes its CPU profile when asked to). */
   stop(): Promise<void>;
 }
@@ -25,7 +30,17 @@ export interface CrewdServerOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** Node flags, e.g. `--cpu-prof`. */
   readonly nodeArgs?: readonly string[];
+  /** Lets `collectGarbage` work: a preloaded hook that collects on SIGUSR2 and prints the memory after. */
+  readonly gcHook?: boolean;
 }
+
+// Preloaded as a data: URL, so it needs no loader and no file; it only listens for a signal crewd does not use.
+const gcHook = `process.on('SIGUSR2', () => {
+  globalThis.gc(); globalThis.gc();
+  const { rss, heapUsed } = process.memoryUsage();
+  process.stderr.write('bench-gc ' + JSON.stringify({ rss, heapUsed }) + '\\n');
+});`;
+const gcArgs = ['--expose-gc', '--import', `data:text/javascript,${encodeURIComponent(gcHook)}`];
 
 /** The variables every benchmark server gets: a known token, the fake model, no rate limit, loopback webhooks. */
 export function crewdEnv(modelUrl: string): Record<string, string> {
@@ -38,11 +53,12 @@ export function crewdEnv(modelUrl: string): Record<string, string> {
   };
 }
 
-/** Profiling flags for a crewd server when the runner asked for profiles, else none. */
+/**
+ * Profiling flags for a crewd server when the runner asked for profiles, else none. Each server gets a folder of
+ * its own: Node writes one profile per thread (the main thread and the TypeScript loader's worker).
+ */
 export function profileArgs(profileDir: string | undefined, name: string): string[] {
-  return profileDir === undefined
-    ? []
-    : ['--cpu-prof', `--cpu-prof-dir=${profileDir}`, `--cpu-prof-name=${name}.cpuprofile`];
+  return profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, name)}`];
 }
 
 /** Starts `crewd serve` exactly as a user would (`node bin/crewd.js serve …`) and waits for its URL. */
@@ -53,6 +69,7 @@ export async function startCrewdServer(options: CrewdServerOptions): Promise<Cre
   const child = spawn(
     process.execPath,
     [
+      ...(options.gcHook === true ? gcArgs : []),
       ...(options.nodeArgs ?? []),
       join(repoRoot, 'bin/crewd.js'),
       'serve',
@@ -69,12 +86,21 @@ export async function startCrewdServer(options: CrewdServerOptions): Promise<Cre
     },
   );
   let tail = '';
+  let gcReports: { rss: number; heapUsed: number }[] = [];
+  let partialLine = '';
   // Kept reading for the whole run: a full pipe would stall the server's logging and so the server.
   const keep = (chunk: Buffer): void => {
     tail = (tail + chunk.toString()).slice(-8_000);
   };
   child.stdout.on('data', keep);
   child.stderr.on('data', keep);
+  child.stderr.on('data', (chunk: Buffer) => {
+    const lines = (partialLine + chunk.toString()).split('\n');
+    partialLine = lines.pop() ?? '';
+    for (const line of lines) {
+      if (line.startsWith('bench-gc ')) gcReports.push(JSON.parse(line.slice('bench-gc '.length)));
+    }
+  });
   const exited = new Promise<void>((done) => child.once('exit', () => done()));
 
   const url = await waitForUrl(child, exited, () => tail);
@@ -84,6 +110,17 @@ export async function startCrewdServer(options: CrewdServerOptions): Promise<Cre
     pid: child.pid!,
     startedInMs,
     output: () => tail,
+    async collectGarbage() {
+      if (options.gcHook !== true) throw new Error('collectGarbage needs a server started with gcHook');
+      gcReports = [];
+      child.kill('SIGUSR2');
+      const deadline = performance.now() + 30_000;
+      while (gcReports.length === 0) {
+        if (performance.now() > deadline) throw new Error('the server did not report after a collection');
+        await new Promise((done) => setTimeout(done, 20));
+      }
+      return gcReports[0]!;
+    },
     async stop() {
       if (child.exitCode === null && child.signalCode === null) {
         child.kill('SIGTERM');

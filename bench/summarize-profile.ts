@@ -1,0 +1,89 @@
+// Summarizes a V8 CPU profile (`node --cpu-prof`, or `npm run bench -- --profile`): where the time went, by
+// function (self time), by package or source folder, and the heaviest call paths through crewd's own code.
+// Usage: npx tsx bench/summarize-profile.ts <file.cpuprofile> [top]
+import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
+import { repoRoot } from './lib/crew-dirs.ts';
+
+interface ProfileNode {
+  readonly id: number;
+  readonly callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
+  readonly hitCount?: number;
+  readonly children?: number[];
+}
+
+interface CpuProfile {
+  readonly nodes: ProfileNode[];
+  readonly samples: number[];
+  readonly timeDeltas: number[];
+}
+
+const [file, topArgument = '25'] = process.argv.slice(2);
+if (file === undefined) {
+  console.error('usage: tsx bench/summarize-profile.ts <file.cpuprofile> [top]');
+  process.exit(2);
+}
+const top = Number(topArgument);
+const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+
+// Self time per node, from the sample timestamps (more exact than hit counts times the interval).
+const selfMs = new Map<number, number>();
+profile.samples.forEach((nodeId, index) => {
+  selfMs.set(nodeId, (selfMs.get(nodeId) ?? 0) + (profile.timeDeltas[index + 1] ?? 0) / 1000);
+});
+const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+const parent = new Map<number, number>();
+for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+const totalMs = [...selfMs.values()].reduce((sum, value) => sum + value, 0);
+
+function where(node: ProfileNode): string {
+  const { url, lineNumber, columnNumber } = node.callFrame;
+  if (url === '') return '(native)';
+  const path = url.startsWith('file://') ? relative(repoRoot, new URL(url).pathname) : url;
+  // Positions are in the code as loaded: for TypeScript that is the transpiled output, so the column matters.
+  return `${path}:${lineNumber + 1}:${columnNumber + 1}`;
+}
+
+function area(node: ProfileNode): string {
+  const { url } = node.callFrame;
+  if (url === '')
+    return node.callFrame.functionName.startsWith('(') ? node.callFrame.functionName : '(native)';
+  const path = url.startsWith('file://') ? relative(repoRoot, new URL(url).pathname) : url;
+  const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path);
+  if (pkg !== null) return pkg[1]!;
+  if (path.startsWith('src/')) return path.split('/').slice(0, 2).join('/');
+  if (path.startsWith('node:')) return path;
+  return path.split('/')[0] ?? path;
+}
+
+function table(title: string, totals: Map<string, number>): void {
+  console.log(`\n${title}`);
+  for (const [name, ms] of [...totals].sort((a, b) => b[1] - a[1]).slice(0, top)) {
+    console.log(`${ms.toFixed(0).padStart(8)} ms ${((ms / totalMs) * 100).toFixed(1).padStart(5)}%  ${name}`);
+  }
+}
+
+const byFunction = new Map<string, number>();
+const byArea = new Map<string, number>();
+// Time attributed to the innermost frame of crewd's own code on the stack: what each of crewd's functions costs,
+// including the libraries it calls.
+const byOwnFrame = new Map<string, number>();
+for (const [nodeId, ms] of selfMs) {
+  const node = byId.get(nodeId)!;
+  const name = `${node.callFrame.functionName || '(anonymous)'} ${where(node)}`;
+  byFunction.set(name, (byFunction.get(name) ?? 0) + ms);
+  byArea.set(area(node), (byArea.get(area(node)) ?? 0) + ms);
+  for (let current: number | undefined = nodeId; current !== undefined; current = parent.get(current)) {
+    const frame = byId.get(current)!;
+    if (where(frame).startsWith('src/')) {
+      const own = `${frame.callFrame.functionName || '(anonymous)'} ${where(frame)}`;
+      byOwnFrame.set(own, (byOwnFrame.get(own) ?? 0) + ms);
+      break;
+    }
+  }
+}
+
+console.log(`${file}: ${totalMs.toFixed(0)} ms sampled`);
+table('Self time by package or source folder', byArea);
+table('Self time by function', byFunction);
+table("Time under crewd's innermost own frame (self plus the libraries it calls)", byOwnFrame);
