@@ -3,6 +3,7 @@ import { pino, type Logger } from 'pino';
 import { buildServer } from './api/build-server.ts';
 import type { ServeConfig } from './config.ts';
 import { loadCrew } from './crew/load-crew.ts';
+import { checkCrew } from './engine/check-crew.ts';
 import { createModelResolver } from './llm/resolve-model.ts';
 import { Metrics } from './observability/metrics.ts';
 import { CrewService } from './service/crew-service.ts';
@@ -10,10 +11,8 @@ import { createLocalDispatcher } from './service/dispatcher.ts';
 import { EventHub } from './service/event-hub.ts';
 import { ExecutionRunner } from './service/execution-runner.ts';
 import { Notifications } from './service/notifications.ts';
-import { createTokenService } from './service/token-service.ts';
-import { openPostgresStore } from './store/postgres/postgres-store.ts';
-import { openSqliteStore } from './store/sqlite/sqlite-store.ts';
-import type { Store } from './store/store.ts';
+import { createTokenService, type TokenService } from './service/token-service.ts';
+import { openStore } from './open-store.ts';
 import { builtinTools } from './tools/builtin-tools.ts';
 import { createDeliveryWorker } from './webhooks/delivery-worker.ts';
 import { parseRetrySchedule } from './webhooks/retry-schedule.ts';
@@ -37,6 +36,9 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
   const logger = options.logger ?? pino({ level: options.env.LOG_LEVEL ?? 'info' });
   const clock = (): Date => new Date();
   const crew = await loadCrew(config.crewDir, { warn: (message) => logger.warn(message) });
+  const models = createModelResolver({ env: options.env, baseDir: config.crewDir });
+  const tools = builtinTools();
+  checkCrew(crew, { models, tools, defaultModel: config.defaultModel });
   const schedule = parseRetrySchedule(config.webhookRetrySchedule);
   const store = await openStore(config.database);
   try {
@@ -47,7 +49,9 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
   }
 
   const tokens = createTokenService({ store, clock });
-  const startupToken = await prepareToken(tokens, config.orgToken);
+  if (config.orgToken !== undefined) {
+    await tokens.register(config.orgToken, { kind: 'org', name: 'CREWD_ORG_TOKEN' });
+  }
   const metrics = new Metrics(
     { countByState: () => store.countByState(), countFailedDeliveries: () => store.countFailedMessages() },
     { processMetrics: true },
@@ -65,8 +69,8 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
   const runner = new ExecutionRunner({
     crew,
     store,
-    models: createModelResolver({ env: options.env, baseDir: config.crewDir }),
-    tools: builtinTools(),
+    models,
+    tools,
     defaultModel: config.defaultModel,
     notifications,
     clock,
@@ -104,7 +108,15 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
     ready: () => store.ping(),
   });
 
-  await server.listen({ port: config.port, host: config.host });
+  try {
+    await server.listen({ port: config.port, host: config.host });
+  } catch (error) {
+    await server.close();
+    await store.close();
+    throw error;
+  }
+  // Only once listening, so a second start that fails never revokes the token a running server printed.
+  const startupToken = config.orgToken === undefined ? await replaceStartupToken(tokens) : undefined;
   const address = server.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
@@ -127,22 +139,11 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
   };
 }
 
-function openStore(database: string): Promise<Store> {
-  return /^postgres(ql)?:\/\//.test(database) ? openPostgresStore(database) : openSqliteStore(database);
-}
-
 /**
- * Registers `CREWD_ORG_TOKEN` when given. Otherwise makes a fresh organization token for this start and revokes
- * the one made at the previous start, so a newcomer always has exactly one token that works.
+ * Without `CREWD_ORG_TOKEN`, each start makes a fresh organization token to print and revokes the one printed at
+ * the previous start, so a newcomer always has exactly one that works.
  */
-async function prepareToken(
-  tokens: ReturnType<typeof createTokenService>,
-  orgToken: string | undefined,
-): Promise<string | undefined> {
-  if (orgToken !== undefined) {
-    await tokens.register(orgToken, { kind: 'org', name: 'CREWD_ORG_TOKEN' });
-    return undefined;
-  }
+async function replaceStartupToken(tokens: TokenService): Promise<string> {
   for (const token of await tokens.list()) {
     if (token.name === startupTokenName && token.revokedAt === null) await tokens.revoke(token.id);
   }

@@ -6,7 +6,7 @@ import type { TokenService } from '../service/token-service.ts';
 import type { TokenRecord } from '../store/store.ts';
 import type { CliContext } from './cli-context.ts';
 import { explainFailure } from './describe-error.ts';
-import { openStore } from './open-store.ts';
+import { openStore } from '../open-store.ts';
 
 interface DatabaseOptions {
   readonly database?: string;

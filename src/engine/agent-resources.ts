@@ -4,7 +4,10 @@ import type { RunCrewRequest } from './run-crew-types.ts';
 import type { Tool } from './tool.ts';
 
 /** The `provider/model` an agent uses: its own `llm`, else the crew's, else the default model. */
-export function agentModelId(request: RunCrewRequest, agent: AgentDefinition): string {
+export function agentModelId(
+  request: Pick<RunCrewRequest, 'crew' | 'defaultModel'>,
+  agent: AgentDefinition,
+): string {
   const modelId = agent.llm ?? request.crew.llm ?? request.defaultModel;
   if (modelId === undefined || modelId.trim() === '') {
     throw new CrewdError(
@@ -16,7 +19,11 @@ export function agentModelId(request: RunCrewRequest, agent: AgentDefinition): s
 }
 
 /** The tools an agent may call on a task: the task's own list when given, else the agent's. */
-export function agentTools(request: RunCrewRequest, agent: AgentDefinition, task: TaskDefinition): Tool[] {
+export function agentTools(
+  request: Pick<RunCrewRequest, 'tools'>,
+  agent: AgentDefinition,
+  task: TaskDefinition,
+): Tool[] {
   const names = task.tools ?? agent.tools;
   return [...new Set(names)].map((name) => {
     const tool = request.tools.get(name);

@@ -20,6 +20,16 @@ describe('crewd serve', () => {
     expect(result.stderr).toMatch(/^crewd: .*CREWD_CONCURRENCY.*\n$/);
   });
 
+  it('refuses to start a crew whose agent names a tool that does not exist', async () => {
+    const crew = join(import.meta.dirname, 'crews/unknown-tool');
+    const result = await runCrewd(['serve', crew, '--port', '0', '--database', join(tempDir(), 'crewd.db')], {
+      env: { OPENAI_API_KEY: 'sk-test' },
+    });
+
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^crewd: .*'web_search'.*\n$/);
+  });
+
   it('prints a working token, serves the example offline to the client commands, and exits 0 on SIGTERM', async () => {
     const database = join(tempDir(), 'crewd.db');
     const server = spawnCrewd(['serve', exampleCrew, '--port', '0', '--database', database]);

@@ -1,4 +1,4 @@
-import type { Store } from '../store/store.ts';
+import type { Store } from './store/store.ts';
 
 /**
  * The store a database location names: a postgres:// URL, or else a SQLite file path. Each adapter is loaded
@@ -6,9 +6,9 @@ import type { Store } from '../store/store.ts';
  */
 export async function openStore(database: string): Promise<Store> {
   if (/^postgres(ql)?:\/\//.test(database)) {
-    const { openPostgresStore } = await import('../store/postgres/postgres-store.ts');
+    const { openPostgresStore } = await import('./store/postgres/postgres-store.ts');
     return openPostgresStore(database);
   }
-  const { openSqliteStore } = await import('../store/sqlite/sqlite-store.ts');
+  const { openSqliteStore } = await import('./store/sqlite/sqlite-store.ts');
   return openSqliteStore(database);
 }
