@@ -48,7 +48,7 @@ export interface DeliveryWorker {
 }
 
 // A claimed message stays ours this much longer than an attempt can take, so no one else sends it meanwhile.
-const leaseMarginMs = 30_000;
+const leaseMarginMs = 5_000;
 
 /**
  * Delivers the outbox at least once. Messages are claimed from the store (only the oldest pending one per
