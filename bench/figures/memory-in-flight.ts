@@ -32,8 +32,8 @@ runFigure({ figure, metric, target }, async ({ profileDir }) => {
     const server = await startCrewdServer({
       crewDir: crewDirs.threeTask,
       modelUrl: model.url,
-      // Every execution must be running, not queued, for the figure to mean anything.
-      env: { CREWD_CONCURRENCY: String(inFlight * 2) },
+      // Every execution must be running, not queued; on stop, in-flight model calls need no grace period.
+      env: { CREWD_CONCURRENCY: String(inFlight * 2), CREWD_SHUTDOWN_GRACE_MS: '0' },
       gcHook: true,
       nodeArgs: profileArgs(profileDir, 'memory-in-flight'),
     });

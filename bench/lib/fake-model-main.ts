@@ -21,7 +21,14 @@ const model = await startFakeOpenAI({
 });
 
 process.on('message', (message: { type: string }) => {
-  if (message.type === 'stats') process.send?.({ type: 'stats', received, slowReceived });
+  if (message.type === 'stats') {
+    process.send?.({
+      type: 'stats',
+      received,
+      slowReceived,
+      now: performance.timeOrigin + performance.now(),
+    });
+  }
 });
 process.on('disconnect', () => void model.close().then(() => process.exit(0)));
 process.on('SIGTERM', () => void model.close().then(() => process.exit(0)));

@@ -1,11 +1,17 @@
 import { fileURLToPath } from 'node:url';
 import { spawnScript } from './spawn-script.ts';
+import { median } from './stats.ts';
 
 export interface FakeModelProcess {
   /** Base URL ending in /v1, for OPENAI_BASE_URL. */
   readonly url: string;
   /** Chat Completions requests received so far, and how many of them asked for a slow answer. */
   stats(): Promise<{ received: number; slowReceived: number }>;
+  /**
+   * How far the model process's clock (`performance.timeOrigin + performance.now()`) is ahead of this one's, in
+   * milliseconds, taken over an IPC round trip; timestamps it writes are corrected by this.
+   */
+  clockOffset(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -18,6 +24,17 @@ export async function startFakeModel(): Promise<FakeModelProcess> {
     async stats() {
       script.send({ type: 'stats' });
       return script.next<{ type: string; received: number; slowReceived: number }>('stats');
+    },
+    async clockOffset() {
+      const offsets: number[] = [];
+      for (let index = 0; index < 5; index += 1) {
+        const sent = performance.timeOrigin + performance.now();
+        script.send({ type: 'stats' });
+        const { now } = await script.next<{ type: string; now: number }>('stats');
+        const back = performance.timeOrigin + performance.now();
+        offsets.push(now - (sent + back) / 2);
+      }
+      return median(offsets);
     },
     stop: () => script.stop(),
   };

@@ -16,3 +16,25 @@ export async function runConcurrently(
   await Promise.all(Array.from({ length: Math.min(inFlight, total) }, worker));
   return performance.now() - started;
 }
+
+/**
+ * Keeps `inFlight` calls of `run` going until `durationMs` has passed, lets the last ones finish, and returns how
+ * many completed and the milliseconds that took: a round bounded in time, whatever the rate.
+ */
+export async function runFor(
+  durationMs: number,
+  inFlight: number,
+  run: () => Promise<unknown>,
+): Promise<{ completed: number; elapsedMs: number }> {
+  let completed = 0;
+  const started = performance.now();
+  const deadline = started + durationMs;
+  const worker = async (): Promise<void> => {
+    while (performance.now() < deadline) {
+      await run();
+      completed += 1;
+    }
+  };
+  await Promise.all(Array.from({ length: inFlight }, worker));
+  return { completed, elapsedMs: performance.now() - started };
+}
