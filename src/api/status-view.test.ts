@@ -24,6 +24,18 @@ describe('toStatusView', () => {
     });
   });
 
+  it('names the current agent with the inputs filled into its role', () => {
+    const crew = {
+      ...exampleCrew,
+      agents: new Map(
+        [...exampleCrew.agents].map(([name, agent]) => [name, { ...agent, role: `{topic} ${agent.role}` }]),
+      ),
+    };
+    const view = toStatusView(makeExecution({ id: 'e0', state: 'RUNNING', currentTask: 'write' }), crew, now);
+
+    expect(view.progress.current_agent).toBe('AI Technical Writer');
+  });
+
   it('names the running task, its position and its agent, and counts time up to now', () => {
     const view = toStatusView(
       makeExecution({

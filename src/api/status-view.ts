@@ -1,3 +1,4 @@
+import { interpolate } from '../crew/placeholders.ts';
 import type { CrewDefinition } from '../domain/crew.ts';
 import type { Execution } from '../domain/execution.ts';
 import { stepPayload, taskPayload } from '../webhooks/payloads.ts';
@@ -27,7 +28,7 @@ export function toStatusView(execution: Execution, crew: CrewDefinition, now: Da
       total,
       remaining: total - completed,
       current: currentTask,
-      current_agent: currentTask === null ? null : agentRole(crew, currentTask),
+      current_agent: currentTask === null ? null : agentRole(crew, currentTask, execution.inputs),
     },
     last_step:
       execution.lastStep === null ? null : stepPayload(execution.id, execution.lastStep, execution.meta),
@@ -57,10 +58,12 @@ export function toStatusView(execution: Execution, crew: CrewDefinition, now: Da
   };
 }
 
-function agentRole(crew: CrewDefinition, taskId: string): string | null {
+/** The role as the agent sees it, with the execution's inputs filled in. */
+function agentRole(crew: CrewDefinition, taskId: string, inputs: Execution['inputs']): string | null {
   const task = crew.tasks.find((candidate) => candidate.name === taskId);
   if (task === undefined) return null;
-  return crew.agents.get(task.agent)?.role ?? task.agent;
+  const role = crew.agents.get(task.agent)?.role;
+  return role === undefined ? task.agent : interpolate(role, inputs);
 }
 
 function executionSeconds(execution: Execution, now: Date): number | null {
