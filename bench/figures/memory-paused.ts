@@ -84,7 +84,11 @@ runFigure(
             ratio: null,
             target: '-',
             met: null,
-            note: `live JS heap added: ${heapAdded.toFixed(1)} MB`,
+            note:
+              `live JS heap added: ${heapAdded.toFixed(1)} MB; V8 heap reserved ` +
+              `${mb(idleCollected.heapTotal).toFixed(0)} -> ${mb(pausedCollected.heapTotal).toFixed(0)} MB, ` +
+              `outside V8 (RSS - heap) ${mb(idleCollected.rss - idleCollected.heapTotal).toFixed(0)} -> ` +
+              `${mb(pausedCollected.rss - pausedCollected.heapTotal).toFixed(0)} MB`,
           },
         ];
       } finally {

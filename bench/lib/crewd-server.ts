@@ -17,7 +17,7 @@ export interface CrewdServer {
    * Runs a full garbage collection in the server and resolves with its memory right after; only for servers
    * started with `gcHook`. Tells memory the server holds from garbage it has not collected yet.
    */
-  collectGarbage(): Promise<{ rss: number; heapUsed: number }>;
+  collectGarbage(): Promise<NodeJS.MemoryUsage>;
   /** SIGTERM and wait: the server closes cleanly (and writes its CPU profile when asked to). */
   stop(): Promise<void>;
 }
@@ -37,8 +37,7 @@ export interface CrewdServerOptions {
 // Preloaded as a data: URL, so it needs no loader and no file; it only listens for a signal crewd does not use.
 const gcHook = `process.on('SIGUSR2', () => {
   globalThis.gc(); globalThis.gc();
-  const { rss, heapUsed } = process.memoryUsage();
-  process.stderr.write('bench-gc ' + JSON.stringify({ rss, heapUsed }) + '\\n');
+  process.stderr.write('bench-gc ' + JSON.stringify(process.memoryUsage()) + '\\n');
 });`;
 const gcArgs = ['--expose-gc', '--import', `data:text/javascript,${encodeURIComponent(gcHook)}`];
 
@@ -86,7 +85,7 @@ export async function startCrewdServer(options: CrewdServerOptions): Promise<Cre
     },
   );
   let tail = '';
-  let gcReports: { rss: number; heapUsed: number }[] = [];
+  let gcReports: NodeJS.MemoryUsage[] = [];
   let partialLine = '';
   // Kept reading for the whole run: a full pipe would stall the server's logging and so the server.
   const keep = (chunk: Buffer): void => {
