@@ -86,9 +86,7 @@ runFigure(
             met: null,
             note:
               `live JS heap added: ${heapAdded.toFixed(1)} MB; V8 heap reserved ` +
-              `${mb(idleCollected.heapTotal).toFixed(0)} -> ${mb(pausedCollected.heapTotal).toFixed(0)} MB, ` +
-              `outside V8 (RSS - heap) ${mb(idleCollected.rss - idleCollected.heapTotal).toFixed(0)} -> ` +
-              `${mb(pausedCollected.rss - pausedCollected.heapTotal).toFixed(0)} MB`,
+              `${mb(idleCollected.heapTotal).toFixed(0)} -> ${mb(pausedCollected.heapTotal).toFixed(0)} MB`,
           },
         ];
       } finally {
