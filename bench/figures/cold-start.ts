@@ -2,7 +2,7 @@
 import { spawn } from 'node:child_process';
 import { request } from 'undici';
 import { crewDirs } from '../lib/crew-dirs.ts';
-import { startCrewdServer } from '../lib/crewd-server.ts';
+import { profileArgs, startCrewdServer } from '../lib/crewd-server.ts';
 import { startFakeModel } from '../lib/fake-model.ts';
 import { runFigure } from '../lib/figure-main.ts';
 import { median, spread } from '../lib/stats.ts';
@@ -53,12 +53,16 @@ async function bareStart(): Promise<number> {
   return elapsed;
 }
 
-runFigure({ figure, metric, target }, async ({ quick }) => {
+runFigure({ figure, metric, target }, async ({ quick, profileDir }) => {
   const model = await startFakeModel();
   try {
     const crewdStart = async (): Promise<number> => {
       const started = performance.now();
-      const server = await startCrewdServer({ crewDir: crewDirs.threeTask, modelUrl: model.url });
+      const server = await startCrewdServer({
+        crewDir: crewDirs.threeTask,
+        modelUrl: model.url,
+        nodeArgs: profileArgs(profileDir, 'cold-start'),
+      });
       try {
         await firstOk(server.url);
         return performance.now() - started;
@@ -67,10 +71,12 @@ runFigure({ figure, metric, target }, async ({ quick }) => {
       }
     };
     // Untimed first starts: the transpile cache and the file system cache are warm on any machine but a new one.
-    await crewdStart();
-    await bareStart();
+    if (!quick) {
+      await crewdStart();
+      await bareStart();
+    }
 
-    const rounds = quick ? 3 : 7;
+    const rounds = quick ? 2 : 7;
     const crewdTimes: number[] = [];
     const bareTimes: number[] = [];
     for (let round = 0; round < rounds; round += 1) {

@@ -36,15 +36,15 @@ runFigure({ figure, metric: 'runCrew minus baseline, per run', target }, async (
     };
     const baseline = createBaselineRun(model.url);
 
-    const warmup = quick ? 30 : 100;
+    const warmup = quick ? 20 : 100;
     for (let index = 0; index < warmup; index += 1) {
       await engine('tides');
       await baseline('tides');
     }
 
     // Runs alternate one by one, so a burst of noise from another process lands on both sides alike.
-    const rounds = quick ? 5 : 15;
-    const perRound = quick ? 20 : 40;
+    const rounds = quick ? 3 : 15;
+    const perRound = quick ? 10 : 40;
     const engineMedians: number[] = [];
     const baselineMedians: number[] = [];
     const overheads: number[] = [];

@@ -14,7 +14,6 @@ import { median } from '../lib/stats.ts';
 const figure = '4 memory, in flight';
 const metric = 'RSS per execution waiting on the model';
 const target = '<= 200 KB';
-const inFlight = 1000;
 // Starting 1,000 executions takes longer than 2 s on this machine, so with a 2 s model the first would finish
 // before the last began. The model holds its answers instead, until the reading is taken and the server stopped.
 const slowTopic = `tides ${slowAnswers(60_000)}`;
@@ -28,7 +27,10 @@ async function slowCallsReached(model: FakeModelProcess, before: number, count: 
   }
 }
 
-runFigure({ figure, metric, target }, async ({ profileDir }) => {
+runFigure({ figure, metric, target }, async ({ quick, profileDir }) => {
+  const inFlight = quick ? 100 : 1000;
+  // How long readings settle and are sampled for; a quick run only checks that the figure works.
+  const settleMs = quick ? 300 : 1000;
   const model = await startFakeModel();
   try {
     const server = await startCrewdServer({
@@ -44,17 +46,17 @@ runFigure({ figure, metric, target }, async ({ profileDir }) => {
     let serverLoaded: number;
     let serverLoadedCollected: number;
     try {
-      await runConcurrently(200, 50, async () => {
+      await runConcurrently(quick ? 20 : 200, 50, async () => {
         await client.waitForEnd(await client.kickoff({ inputs: { topic: 'tides' } }));
       });
       await server.collectGarbage();
-      await new Promise((done) => setTimeout(done, 1000));
-      serverIdle = median(await sampleFor(() => rssOf(server.pid), 1000));
+      await new Promise((done) => setTimeout(done, settleMs));
+      serverIdle = median(await sampleFor(() => rssOf(server.pid), settleMs));
       const before = (await model.stats()).slowReceived;
       await runConcurrently(inFlight, 50, () => client.kickoff({ inputs: { topic: slowTopic } }));
       await slowCallsReached(model, before, inFlight);
       // Every execution now waits on its first model call.
-      serverLoaded = median(await sampleFor(() => rssOf(server.pid), 1000));
+      serverLoaded = median(await sampleFor(() => rssOf(server.pid), settleMs));
       serverLoadedCollected = (await server.collectGarbage()).rss;
     } finally {
       await client.close();
@@ -64,7 +66,7 @@ runFigure({ figure, metric, target }, async ({ profileDir }) => {
     const baselineProcess = spawnScript(
       fileURLToPath(new URL('../lib/baseline-memory-main.ts', import.meta.url)),
       {
-        args: [model.url, String(inFlight), slowTopic],
+        args: [model.url, String(inFlight), slowTopic, String(settleMs)],
         nodeArgs: ['--expose-gc'],
       },
     );

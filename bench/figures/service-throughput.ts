@@ -40,15 +40,15 @@ runFigure({ figure, metric, target }, async ({ quick, profileDir }) => {
       };
 
       // Rounds bounded in time, not in count, so a slow store still finishes the figure in the same time.
-      const roundMs = quick ? 1500 : 2500;
-      const rounds = quick ? 3 : 5;
+      const roundMs = quick ? 700 : 2000;
+      const rounds = quick ? 2 : 5;
       const rate = async (run: () => Promise<unknown>, ms: number): Promise<number> => {
         const { completed, elapsedMs } = await runFor(ms, inFlight, run);
         return (completed / elapsedMs) * 1000;
       };
       const baselineRun = (): Promise<string> => baseline('tides');
-      await rate(execution, quick ? 1000 : 2000);
-      await rate(baselineRun, 1000);
+      await rate(execution, quick ? 300 : 2000);
+      await rate(baselineRun, quick ? 300 : 1000);
       latencies.length = 0;
       failures = 0;
 

@@ -29,9 +29,9 @@ runFigure({ figure, metric: 'requests/s', target: '>= 0.35x' }, async ({ quick, 
       const statusPath = `/status/${id}`;
       const auth = { authorization: `Bearer ${benchToken}` };
 
-      await load('/', 1000);
-      await load(statusPath, 1000, auth);
-      const durationMs = quick ? 3000 : 10_000;
+      await load('/', quick ? 300 : 1000);
+      await load(statusPath, quick ? 300 : 1000, auth);
+      const durationMs = quick ? 1500 : 10_000;
       const trivial = await load('/', durationMs);
       const status = await load(statusPath, durationMs, auth);
 

@@ -62,7 +62,7 @@ runFigure({ figure, metric: 'deliveries/s', target: '-' }, async ({ quick, profi
       const offset = await model.clockOffset();
 
       // The warm-up also tells how many deliveries one execution makes (task, step and crew webhooks).
-      const warmup = 50;
+      const warmup = quick ? 10 : 50;
       await runConcurrently(warmup, inFlight, execution);
       await receiver.settle(Number.POSITIVE_INFINITY, 2000);
       const perExecution = receiver.count / warmup;
@@ -70,7 +70,7 @@ runFigure({ figure, metric: 'deliveries/s', target: '-' }, async ({ quick, profi
 
       // Throughput: executions at full speed, every delivery counted until the last one arrives.
       receiver.reset();
-      const executions = quick ? 100 : 300;
+      const executions = quick ? 30 : 300;
       const started = wallClock();
       await runConcurrently(executions, inFlight, execution);
       const expected = Math.round(executions * perExecution);
@@ -82,7 +82,7 @@ runFigure({ figure, metric: 'deliveries/s', target: '-' }, async ({ quick, profi
 
       // Latency: one execution at a time, so the figure is the webhook path, not a queue behind other work.
       receiver.reset();
-      const single = quick ? 20 : 50;
+      const single = quick ? 5 : 50;
       await runConcurrently(single, 1, execution);
       await receiver.settle(Math.round(single * perExecution), 5000);
       const latencies = receiver.latencies.map((latency) => latency + offset);

@@ -6,20 +6,21 @@ import { sampleFor } from './rss.ts';
 import { runConcurrently } from './run-concurrently.ts';
 import { median } from './stats.ts';
 
-const [modelUrl = '', count = '1000', slowTopic = ''] = process.argv.slice(2);
+const [modelUrl = '', count = '1000', slowTopic = '', settle = '1000'] = process.argv.slice(2);
+const settleMs = Number(settle);
 const collect = (): void => (globalThis as { gc?: () => void }).gc?.();
 const baseline = createBaselineRun(modelUrl);
-await runConcurrently(200, 50, () => baseline('tides'));
+await runConcurrently(Math.min(200, Number(count)), 50, () => baseline('tides'));
 collect();
-await new Promise((done) => setTimeout(done, 1000));
-const idle = median(await sampleFor(() => process.memoryUsage.rss(), 1000));
+await new Promise((done) => setTimeout(done, settleMs));
+const idle = median(await sampleFor(() => process.memoryUsage.rss(), settleMs));
 
 process.on('message', (message: { type: string }) => {
   if (message.type === 'go') {
     for (let index = 0; index < Number(count); index += 1) void baseline(slowTopic).catch(() => undefined);
   }
   if (message.type === 'sample') {
-    void sampleFor(() => process.memoryUsage.rss(), 1000).then((samples) => {
+    void sampleFor(() => process.memoryUsage.rss(), settleMs).then((samples) => {
       const loaded = median(samples);
       collect();
       process.send?.({ type: 'rss', idle, loaded, loadedCollected: process.memoryUsage.rss() });
