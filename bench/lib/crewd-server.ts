@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from './crew-dirs.ts';
+import { rssOf } from './rss.ts';
 
 export const benchToken = 'crewd_bench_organization_token_0001';
 
@@ -14,7 +15,7 @@ export interface CrewdServer {
   /** Everything it printed lately (the tail), for error messages. */
   output(): string;
   /**
-   * Runs a full garbage collection in the server and resolves with its memory right after; only for servers
+   * Runs a full garbage collection in the server and resolves with its memory after; only for servers
    * started with `gcHook`. Tells memory the server holds from garbage it has not collected yet.
    */
   collectGarbage(): Promise<NodeJS.MemoryUsage>;
@@ -118,7 +119,9 @@ export async function startCrewdServer(options: CrewdServerOptions): Promise<Cre
         if (performance.now() > deadline) throw new Error('the server did not report after a collection');
         await new Promise((done) => setTimeout(done, 20));
       }
-      return gcReports[0]!;
+      // V8 hands freed pages back to the system shortly after a collection, not during it: read RSS after that.
+      await new Promise((done) => setTimeout(done, 500));
+      return { ...gcReports[0]!, rss: rssOf(child.pid!) };
     },
     async stop() {
       if (child.exitCode === null && child.signalCode === null) {
