@@ -15,7 +15,14 @@ export interface ToolBox {
   run(call: ToolCall, signal: AbortSignal): Promise<string>;
 }
 
+const emptyToolBox: ToolBox = {
+  specs: [],
+  run: (call) => Promise.resolve(`Error: there is no tool named '${call.name}'. Available tools: none.`),
+};
+
 export function createToolBox(tools: readonly Tool[]): ToolBox {
+  // Most tasks have no tools, and an Ajv instance costs time and memory per attempt: make one only when needed.
+  if (tools.length === 0) return emptyToolBox;
   const ajv = new Ajv({ allErrors: true, strict: false, logger: false });
   const entries = new Map<string, { tool: Tool; validate: ValidateFunction }>();
   for (const tool of tools) {
