@@ -7,7 +7,7 @@ import type { HumanFeedback } from '../domain/task-output.ts';
 import type { DeliveryRecord, ExecutionPage, StoredExecutionEvent, Store } from '../store/store.ts';
 import type { Dispatcher } from './dispatcher.ts';
 import type { EventHub } from './event-hub.ts';
-import { eventRecord } from './event-records.ts';
+import { eventRecord, executionEndType } from './event-records.ts';
 import type {
   Caller,
   ExecutionService,
@@ -191,21 +191,26 @@ export class CrewService implements ExecutionService {
   ): AsyncIterable<StoredExecutionEvent> {
     await this.get(executionId, caller);
     let last = afterSequence;
+    // Every ending writes an execution-end event with its state change, so the log alone tells when to stop.
+    let ended = false;
     while (!signal.aborted) {
       const events = await this.deps.store.listEvents(executionId, last, eventPageSize);
       for (const event of events) {
         last = event.sequence;
+        ended ||= event.type === executionEndType;
         yield event;
       }
       if (events.length === eventPageSize) continue;
-      const execution = await this.deps.store.getExecution(executionId);
-      if (execution === null || isFinished(execution.state)) {
-        const rest = await this.deps.store.listEvents(executionId, last, eventPageSize);
-        if (rest.length === 0) return;
-        continue;
-      }
+      if (ended || (await this.#endedBefore(executionId, last))) return;
       await this.deps.events.wait(executionId, eventPollMs, signal);
     }
+  }
+
+  /** True when the stream resumed after the end: the execution is finished and its end was already sent. */
+  async #endedBefore(executionId: string, last: number): Promise<boolean> {
+    if (last === 0) return false;
+    const [event] = await this.deps.store.listEvents(executionId, last - 1, 1);
+    return event?.type === executionEndType;
   }
 
   async deliveries(executionId: string, caller: Caller): Promise<readonly DeliveryRecord[]> {

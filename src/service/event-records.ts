@@ -6,6 +6,9 @@ import { stepPayload, taskPayload } from '../webhooks/payloads.ts';
 
 type Meta = Execution['meta'];
 
+/** The last event of every execution's log, written with the state change that ends it. */
+export const executionEndType = 'execution-end';
+
 /** The entries of an execution's event log (served as Server-Sent Events), in the webhook payloads' shapes. */
 export const eventRecord = {
   executionStarted(): NewExecutionEvent {
@@ -46,7 +49,7 @@ export const eventRecord = {
 
   executionEnded(execution: Execution): NewExecutionEvent {
     return {
-      type: 'execution-end',
+      type: executionEndType,
       data: { state: execution.state, result: execution.result, error: execution.error },
     };
   },

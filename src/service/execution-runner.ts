@@ -1,6 +1,6 @@
 import type { CrewDefinition } from '../domain/crew.ts';
 import { CrewdError } from '../domain/errors.ts';
-import type { EngineEvent } from '../domain/events.ts';
+import type { AgentStep, EngineEvent } from '../domain/events.ts';
 import type { Execution } from '../domain/execution.ts';
 import type { TaskOutput } from '../domain/task-output.ts';
 import { addUsage } from '../domain/usage.ts';
@@ -45,6 +45,8 @@ export class ExecutionRunner {
   /** The latest committed version of each execution running here, so events need no extra reads. */
   readonly #latest = new Map<string, Execution>();
   readonly #taskStartedAt = new Map<string, number>();
+  /** A final-answer step waiting to be written together with its task's end: one commit instead of two. */
+  readonly #finalSteps = new Map<string, AgentStep>();
   #shuttingDown = false;
 
   constructor(private readonly deps: ExecutionRunnerDeps) {}
@@ -91,6 +93,7 @@ export class ExecutionRunner {
       this.#controllers.delete(executionId);
       this.#latest.delete(executionId);
       this.#taskStartedAt.delete(executionId);
+      this.#finalSteps.delete(executionId);
     }
   }
 
@@ -113,9 +116,13 @@ export class ExecutionRunner {
   }
 
   async #record(executionId: string, event: EngineEvent): Promise<void> {
-    const execution = await this.#current(executionId);
     const now = this.deps.clock();
-    const { notifications } = this.deps;
+    const held = this.#finalSteps.get(executionId);
+    if (held !== undefined && event.type !== 'task-end') {
+      this.#finalSteps.delete(executionId);
+      await this.#must(this.#stepChange(await this.#current(executionId), held, now));
+    }
+    const execution = await this.#current(executionId);
     switch (event.type) {
       case 'task-start':
         if (this.#shuttingDown) throw new ExecutionSuperseded();
@@ -129,14 +136,8 @@ export class ExecutionRunner {
         });
         return;
       case 'step-end':
-        await this.#must({
-          executionId,
-          fromStates: ['RUNNING'],
-          patch: { lastStep: event.step },
-          events: [eventRecord.stepEnded(execution.id, event.step, execution.meta)],
-          outbox: notifications.stepEnded(execution, event.step),
-          now,
-        });
+        if (event.step.tool === null) this.#finalSteps.set(executionId, event.step);
+        else await this.#must(this.#stepChange(execution, event.step, now));
         return;
       case 'model-call-end':
         this.deps.observer.onModelCall?.(event.model, event.durationMs / 1000, event.usage);
@@ -150,32 +151,42 @@ export class ExecutionRunner {
     }
   }
 
+  #stepChange(execution: Execution, step: AgentStep, now: Date): ExecutionChange {
+    return {
+      executionId: execution.id,
+      fromStates: ['RUNNING'],
+      patch: { lastStep: step },
+      events: [eventRecord.stepEnded(execution.id, step, execution.meta)],
+      outbox: this.deps.notifications.stepEnded(execution, step),
+      now,
+    };
+  }
+
+  /** Writes the task's output (with its final-answer step) and, for a human-input task, the pause. */
   async #taskEnded(execution: Execution, output: TaskOutput, awaiting: boolean, now: Date): Promise<void> {
     const { notifications } = this.deps;
+    const finalStep = this.#finalSteps.get(execution.id);
+    this.#finalSteps.delete(execution.id);
+    const step = finalStep === undefined ? undefined : this.#stepChange(execution, finalStep, now);
     const usage = addUsage(execution.usage, output.usage);
-    const taskEnd = eventRecord.taskEnded(execution.id, output, execution.meta);
-    const taskWebhook = notifications.taskEnded(execution, output, output.taskId);
+    const common = {
+      executionId: execution.id,
+      fromStates: ['RUNNING'] as const,
+      patch: { usage, ...(finalStep === undefined ? {} : { lastStep: finalStep }) },
+      now,
+    };
+    const events = [...(step?.events ?? []), eventRecord.taskEnded(execution.id, output, execution.meta)];
+    const outbox = [...(step?.outbox ?? []), ...notifications.taskEnded(execution, output, output.taskId)];
     if (!awaiting) {
-      await this.#must({
-        executionId: execution.id,
-        fromStates: ['RUNNING'],
-        appendOutput: output,
-        patch: { usage },
-        events: [taskEnd],
-        outbox: taskWebhook,
-        now,
-      });
+      await this.#must({ ...common, appendOutput: output, events, outbox });
       return;
     }
     await this.#must({
-      executionId: execution.id,
-      fromStates: ['RUNNING'],
+      ...common,
       state: 'PAUSED',
       pending: { taskId: output.taskId, attempt: output.attempt, output },
-      patch: { usage },
-      events: [taskEnd, eventRecord.humanInputRequested(output)],
-      outbox: [...taskWebhook, ...notifications.humanInputRequested(execution, output)],
-      now,
+      events: [...events, eventRecord.humanInputRequested(output)],
+      outbox: [...outbox, ...notifications.humanInputRequested(execution, output)],
     });
   }
 

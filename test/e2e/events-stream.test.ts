@@ -92,5 +92,7 @@ describe('execution events', () => {
 
     const replay = await readEvents(url, {});
     expect(replay).toEqual(all);
+    // Reconnecting after the last event of a finished execution ends the stream at once, with nothing repeated.
+    expect(await readEvents(url, { 'last-event-id': String(all.length) })).toEqual([]);
   });
 });
