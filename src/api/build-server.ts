@@ -1,7 +1,7 @@
 import fastifyRateLimit from '@fastify/rate-limit';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
-import Fastify from 'fastify';
+import Fastify, { LogController } from 'fastify';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
@@ -48,7 +48,11 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     logger === false
       ? Fastify({ logger: false, bodyLimit: bodyLimitBytes })
       : // Per-request log lines cost more than the /status route itself; errors are still logged.
-        Fastify({ loggerInstance: logger, bodyLimit: bodyLimitBytes, disableRequestLogging: true })
+        Fastify({
+          loggerInstance: logger,
+          bodyLimit: bodyLimitBytes,
+          logController: new LogController({ disableRequestLogging: true }),
+        })
   ).withTypeProvider<ZodTypeProvider>();
 
   app.setValidatorCompiler(zodValidatorCompiler);
