@@ -192,21 +192,30 @@ export class CrewService implements ExecutionService {
     await this.get(executionId, caller);
     let last = afterSequence;
     // Every ending writes an execution-end event with its state change, so the log alone tells when to stop.
-    let ended = false;
-    while (!signal.aborted) {
+    let ended = await this.#endedBefore(executionId, afterSequence);
+    while (!ended && !signal.aborted) {
       const events = await this.deps.store.listEvents(executionId, last, eventPageSize);
       for (const event of events) {
         last = event.sequence;
         ended ||= event.type === executionEndType;
         yield event;
       }
-      if (events.length === eventPageSize) continue;
-      if (ended || (await this.#endedBefore(executionId, last))) return;
-      await this.deps.events.wait(executionId, eventPollMs, signal);
+      if (events.length === 0 && (await this.#isFinished(executionId))) {
+        // Finished since the listing above, or resumed past the end: send what is left, then stop.
+        for (const event of await this.deps.store.listEvents(executionId, last, eventPageSize)) yield event;
+        return;
+      }
+      if (!ended && events.length < eventPageSize)
+        await this.deps.events.wait(executionId, eventPollMs, signal);
     }
   }
 
-  /** True when the stream resumed after the end: the execution is finished and its end was already sent. */
+  async #isFinished(executionId: string): Promise<boolean> {
+    const execution = await this.deps.store.getExecution(executionId);
+    return execution === null || isFinished(execution.state);
+  }
+
+  /** True when a stream resumes right after the end event: there is nothing more to send. */
   async #endedBefore(executionId: string, last: number): Promise<boolean> {
     if (last === 0) return false;
     const [event] = await this.deps.store.listEvents(executionId, last - 1, 1);

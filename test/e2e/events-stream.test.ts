@@ -94,5 +94,6 @@ describe('execution events', () => {
     expect(replay).toEqual(all);
     // Reconnecting after the last event of a finished execution ends the stream at once, with nothing repeated.
     expect(await readEvents(url, { 'last-event-id': String(all.length) })).toEqual([]);
+    expect(await readEvents(url, { 'last-event-id': '9999' })).toEqual([]);
   });
 });
