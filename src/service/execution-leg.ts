@@ -1,0 +1,178 @@
+import { CrewdError } from '../domain/errors.ts';
+import type { AgentStep, EngineEvent } from '../domain/events.ts';
+import type { Execution } from '../domain/execution.ts';
+import type { TaskOutput } from '../domain/task-output.ts';
+import { addUsage } from '../domain/usage.ts';
+import type { RunOutcome } from '../engine/run-crew-types.ts';
+import type { ExecutionChange, Store } from '../store/store.ts';
+import { eventRecord } from './event-records.ts';
+import { mergeChanges, projectChange } from './merge-changes.ts';
+import type { Notifications } from './notifications.ts';
+
+export interface RunnerObserver {
+  onModelCall?(model: string, seconds: number, usage: TaskOutput['usage']): void;
+  onTaskEnd?(seconds: number): void;
+  /** Called after every committed change, so watchers and the webhook worker wake up. */
+  onCommitted(execution: Execution, queuedWebhooks: boolean): void;
+}
+
+export interface LegDeps {
+  readonly store: Store;
+  readonly notifications: Notifications;
+  readonly clock: () => Date;
+  readonly observer: RunnerObserver;
+}
+
+/** Thrown into the engine when the leg must stop: the execution was changed elsewhere, or the process stops. */
+export class LegStopped extends Error {}
+
+/**
+ * The writes of one leg of one execution, from its start until it pauses, finishes or fails.
+ *
+ * A task's end (with its final-answer step) is held back and written together with whatever comes next, the next
+ * task's start or the execution's end, which follow at once with no model call, tool call or pause in between: a
+ * three-task run commits about half as often, and no output is ever held across anything that can fail or wait.
+ */
+export class ExecutionLeg {
+  /** The execution as committed plus what is held back. */
+  #execution: Execution;
+  #held: ExecutionChange | undefined;
+  #taskStartedAt: number | undefined;
+
+  constructor(
+    execution: Execution,
+    private readonly deps: LegDeps,
+  ) {
+    this.#execution = execution;
+  }
+
+  async record(event: EngineEvent, stopping: boolean): Promise<void> {
+    const now = this.deps.clock();
+    switch (event.type) {
+      case 'task-start':
+        if (stopping) {
+          await this.#write(undefined);
+          throw new LegStopped();
+        }
+        this.#taskStartedAt = performance.now();
+        await this.#write({
+          ...this.#guard(now),
+          patch: { currentTask: event.taskId },
+          events: [eventRecord.taskStarted(event)],
+        });
+        return;
+      case 'step-end':
+        // A final answer travels with its task's end; a tool call is written before the next model call.
+        if (event.step.tool === null) this.#hold(this.#stepChange(event.step, now));
+        else await this.#write(this.#stepChange(event.step, now));
+        return;
+      case 'model-call-end':
+        this.deps.observer.onModelCall?.(event.model, event.durationMs / 1000, event.usage);
+        return;
+      case 'task-end':
+        if (this.#taskStartedAt !== undefined) {
+          this.deps.observer.onTaskEnd?.((performance.now() - this.#taskStartedAt) / 1000);
+        }
+        await this.#taskEnded(event.output, event.awaitingHumanInput, now);
+        return;
+    }
+  }
+
+  async finish(outcome: RunOutcome): Promise<void> {
+    if (outcome.kind === 'paused') return; // written with the task's end
+    const last = outcome.outputs.at(-1);
+    await this.#end({
+      state: 'SUCCESS',
+      result: last?.output ?? '',
+      resultJson: last?.outputJson ?? null,
+      error: null,
+    });
+  }
+
+  async fail(error: unknown): Promise<void> {
+    const message =
+      error instanceof CrewdError ? error.message : 'The execution failed because of an internal error';
+    await this.#end({ state: 'FAILED', result: null, resultJson: null, error: message }).catch((reason) => {
+      if (!(reason instanceof LegStopped)) throw reason;
+    });
+  }
+
+  #guard(now: Date) {
+    return { executionId: this.#execution.id, fromStates: ['RUNNING'] as const, now };
+  }
+
+  #stepChange(step: AgentStep, now: Date): ExecutionChange {
+    const execution = this.#execution;
+    return {
+      ...this.#guard(now),
+      patch: { lastStep: step },
+      events: [eventRecord.stepEnded(execution.id, step, execution.meta)],
+      outbox: this.deps.notifications.stepEnded(execution, step),
+    };
+  }
+
+  async #taskEnded(output: TaskOutput, awaiting: boolean, now: Date): Promise<void> {
+    const execution = this.#execution;
+    const { notifications } = this.deps;
+    const ended: ExecutionChange = {
+      ...this.#guard(now),
+      patch: { usage: addUsage(execution.usage, output.usage) },
+      events: [eventRecord.taskEnded(execution.id, output, execution.meta)],
+      outbox: notifications.taskEnded(execution, output, output.taskId),
+    };
+    if (!awaiting) {
+      this.#hold({ ...ended, appendOutput: output });
+      return;
+    }
+    await this.#write(
+      mergeChanges(ended, {
+        ...this.#guard(now),
+        state: 'PAUSED',
+        pending: { taskId: output.taskId, attempt: output.attempt, output },
+        events: [eventRecord.humanInputRequested(output)],
+        outbox: notifications.humanInputRequested(execution, output),
+      }),
+    );
+  }
+
+  async #end(ending: Pick<Execution, 'state' | 'result' | 'resultJson' | 'error'>): Promise<void> {
+    const now = this.deps.clock();
+    const ended: Execution = {
+      ...this.#execution,
+      ...ending,
+      currentTask: null,
+      finishedAt: now,
+      updatedAt: now,
+    };
+    await this.#write({
+      ...this.#guard(now),
+      state: ending.state,
+      patch: {
+        result: ending.result,
+        resultJson: ending.resultJson,
+        error: ending.error,
+        currentTask: null,
+        finishedAt: now,
+      },
+      events: [eventRecord.executionEnded(ended)],
+      outbox: this.deps.notifications.crewEnded(ended),
+    });
+  }
+
+  #hold(change: ExecutionChange): void {
+    this.#held = this.#held === undefined ? change : mergeChanges(this.#held, change);
+    this.#execution = projectChange(this.#execution, change);
+  }
+
+  /** Writes what is held together with `change`; if another writer (a cancel) got there first, the leg stops. */
+  async #write(change: ExecutionChange | undefined): Promise<void> {
+    const held = this.#held;
+    this.#held = undefined;
+    const combined = held === undefined ? change : change === undefined ? held : mergeChanges(held, change);
+    if (combined === undefined) return;
+    const execution = await this.deps.store.applyChange(combined);
+    if (execution === null) throw new LegStopped();
+    this.#execution = execution;
+    this.deps.observer.onCommitted(execution, (combined.outbox?.length ?? 0) > 0);
+  }
+}

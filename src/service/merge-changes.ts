@@ -1,0 +1,38 @@
+import type { Execution } from '../domain/execution.ts';
+import type { ExecutionChange } from '../store/store.ts';
+
+/**
+ * One change doing what `first` then `second` would do, guarded by `first`'s guards. Used to write a task's end
+ * together with what follows it, in one transaction instead of two.
+ */
+export function mergeChanges(first: ExecutionChange, second: ExecutionChange): ExecutionChange {
+  if (first.appendOutput !== undefined && second.appendOutput !== undefined) {
+    throw new Error('Two changes that each append an output cannot be merged');
+  }
+  return {
+    ...first,
+    ...second,
+    fromStates: first.fromStates,
+    expectPending: first.expectPending ?? second.expectPending,
+    state: second.state ?? first.state,
+    patch: { ...first.patch, ...second.patch },
+    appendOutput: first.appendOutput ?? second.appendOutput,
+    pending: second.pending === undefined ? first.pending : second.pending,
+    appendFeedback: second.appendFeedback ?? first.appendFeedback,
+    events: [...(first.events ?? []), ...(second.events ?? [])],
+    outbox: [...(first.outbox ?? []), ...(second.outbox ?? [])],
+  };
+}
+
+/** The execution as it will be once `change` is written: the fields a running leg reads. */
+export function projectChange(execution: Execution, change: ExecutionChange): Execution {
+  const patch = change.patch ?? {};
+  return {
+    ...execution,
+    usage: patch.usage ?? execution.usage,
+    lastStep: patch.lastStep === undefined ? execution.lastStep : patch.lastStep,
+    currentTask: patch.currentTask === undefined ? execution.currentTask : patch.currentTask,
+    outputs:
+      change.appendOutput === undefined ? execution.outputs : [...execution.outputs, change.appendOutput],
+  };
+}
