@@ -8,6 +8,7 @@ import type { DeliveryRecord, ExecutionPage, StoredExecutionEvent, Store } from 
 import type { Dispatcher } from './dispatcher.ts';
 import type { EventHub } from './event-hub.ts';
 import { eventRecord, executionEndType } from './event-records.ts';
+import { FinishedExecutions } from './finished-executions.ts';
 import type {
   Caller,
   ExecutionService,
@@ -35,10 +36,13 @@ export interface CrewServiceDeps {
 /** How long an event watcher waits for a notification before looking at the store again. */
 const eventPollMs = 1000;
 const eventPageSize = 500;
+/** Finished executions kept for status reads: a few KB each. */
+const finishedCacheSize = 1000;
 
 /** The execution service: kickoff, status, resume and cancel over the store, with runs handed to a dispatcher. */
 export class CrewService implements ExecutionService {
   readonly crew: CrewDefinition;
+  readonly #finished = new FinishedExecutions(finishedCacheSize);
 
   constructor(private readonly deps: CrewServiceDeps) {
     this.crew = deps.crew;
@@ -78,7 +82,8 @@ export class CrewService implements ExecutionService {
   }
 
   async get(executionId: string, caller: Caller): Promise<Execution> {
-    const execution = await this.deps.store.getExecution(executionId);
+    const execution = this.#finished.get(executionId) ?? (await this.deps.store.getExecution(executionId));
+    if (execution !== null) this.#finished.offer(execution);
     if (execution === null || !visibleTo(execution, caller)) {
       throw new CrewdError('NOT_FOUND', `No execution with id ${executionId}`);
     }
