@@ -52,6 +52,8 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
           loggerInstance: logger,
           bodyLimit: bodyLimitBytes,
           logController: new LogController({ disableRequestLogging: true }),
+          // A child logger per request costs more than a status read; error lines carry the route instead.
+          childLoggerFactory: (parent) => parent,
         })
   ).withTypeProvider<ZodTypeProvider>();
 

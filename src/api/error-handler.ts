@@ -79,7 +79,12 @@ function statusOf(error: unknown): number | undefined {
 export function installErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const response = toErrorResponse(error);
-    if (response.status >= 500) request.log.error({ err: error }, 'request failed');
+    if (response.status >= 500) {
+      request.log.error(
+        { err: error, method: request.method, route: request.routeOptions.url },
+        'request failed',
+      );
+    }
     return reply.code(response.status).type('application/json; charset=utf-8').send(response.body);
   });
   app.setNotFoundHandler((_request, reply) => {
