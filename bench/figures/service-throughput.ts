@@ -6,7 +6,7 @@ import { crewdClient } from '../lib/crewd-client.ts';
 import { profileArgs, startCrewdServer } from '../lib/crewd-server.ts';
 import { startFakeModel } from '../lib/fake-model.ts';
 import { runFigure } from '../lib/figure-main.ts';
-import { createScratchDatabase, type ScratchDatabase } from '../lib/postgres-database.ts';
+import { createTestDatabase } from '../../test/support/postgres-database.ts';
 import { runFor } from '../lib/run-concurrently.ts';
 import { median, percentile, spread } from '../lib/stats.ts';
 
@@ -18,9 +18,9 @@ const inFlight = 50;
 
 runFigure({ figure, metric, target }, async ({ quick, profileDir }) => {
   const model = await startFakeModel();
-  let database: ScratchDatabase | undefined;
+  let database: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
   try {
-    database = postgres ? await createScratchDatabase() : undefined;
+    database = postgres ? await createTestDatabase() : undefined;
     const server = await startCrewdServer({
       crewDir: crewDirs.threeTask,
       modelUrl: model.url,

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hashJson as hash } from '../domain/canonical-json.ts';
 import { withoutFeedback } from '../domain/feedback-slot.ts';
 import type { ChatMessage, ChatRequest } from './chat-model.ts';
 
@@ -39,23 +39,4 @@ function normalizeMessage(message: ChatMessage, text: (content: string) => strin
     };
   }
   return { ...message, content: text(message.content) };
-}
-
-function hash(value: unknown): string {
-  return createHash('sha256').update(canonicalJson(value)).digest('hex');
-}
-
-/** JSON with object keys sorted at every depth and undefined members dropped, so equal values give equal text. */
-export function canonicalJson(value: unknown): string {
-  return JSON.stringify(sortKeys(value));
-}
-
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map((item) => (item === undefined ? null : sortKeys(item)));
-  if (typeof value !== 'object' || value === null) return value;
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, item]) => item !== undefined)
-    .sort(([left], [right]) => (left < right ? -1 : left > right ? 1 : 0))
-    .map(([name, item]) => [name, sortKeys(item)]);
-  return Object.fromEntries(entries);
 }

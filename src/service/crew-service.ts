@@ -1,5 +1,5 @@
-import { createHash } from 'node:crypto';
 import { checkInputs } from '../crew/placeholders.ts';
+import { hashJson } from '../domain/canonical-json.ts';
 import type { CrewDefinition } from '../domain/crew.ts';
 import { CrewdError } from '../domain/errors.ts';
 import { isFinished, type Execution } from '../domain/execution.ts';
@@ -251,8 +251,4 @@ function visibleTo(execution: Execution, caller: Caller): boolean {
 
 function notPending(): CrewdError {
   return new CrewdError('NOT_PENDING_HUMAN_INPUT', 'Execution is not in pending human input state');
-}
-
-function hashJson(value: unknown): string {
-  return createHash('sha256').update(JSON.stringify(value)).digest('hex');
 }

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { testDatabaseUrl } from './postgres.ts';
 
-/** A fresh PostgreSQL database for one test file, so a whole crewd server can own it. */
+/** A fresh PostgreSQL database beside the test one, so a whole crewd server can own it (tests and benchmarks). */
 export async function createTestDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `crewd_e2e_${randomBytes(6).toString('hex')}`;
   const admin = testDatabaseUrl();
