@@ -2,21 +2,36 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeOpenAIServer } from '../support/fake-openai-server.ts';
 import { apiClient, crewsDir, spawnCrewd, tempDatabase } from '../support/crewd.ts';
-import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
+import { startScriptedReceiver, type Answer, type ScriptedReceiver } from '../support/scripted-receiver.ts';
 
 let model: FakeOpenAIServer;
-let receiver: WebhookReceiver;
+let receiver: ScriptedReceiver;
 let receiverUp = false;
+const upOrDown: Answer = (response) => response.writeHead(receiverUp ? 200 : 503).end();
 
 beforeAll(async () => {
   model = await startFakeOpenAI();
-  receiver = await startWebhookReceiver({ status: () => (receiverUp ? 200 : 503) });
+  receiver = await startScriptedReceiver();
+  receiver.answer('/task', upOrDown);
+  receiver.answer('/crew', upOrDown);
 });
 
 afterAll(async () => {
   await receiver.close();
   await model.close();
 });
+
+/** Waits for `count` requests at `path` answered after `since`, when the receiver was up. */
+async function acceptedSince(path: string, since: number, count: number) {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const accepted = receiver.on(path).filter((request) => request.at >= since);
+    if (accepted.length >= count) return accepted;
+    if (Date.now() > deadline)
+      throw new Error(`only ${accepted.length} of ${count} webhooks arrived at ${path}`);
+    await new Promise((done) => setTimeout(done, 20));
+  }
+}
 
 describe('webhook delivery across a crash', () => {
   it('delivers every pending webhook after the server is killed and restarted', async () => {
@@ -46,11 +61,12 @@ describe('webhook delivery across a crash', () => {
     await first.exited;
     const refusedIds = new Set(receiver.received.map((webhook) => webhook.headers['webhook-id']));
 
+    const upAt = Date.now();
     receiverUp = true;
     const second = await spawnCrewd(options);
     try {
-      const tasks = await receiver.waitFor('/task', 3, 30_000);
-      const [crew] = await receiver.waitFor('/crew', 1, 30_000);
+      const tasks = await acceptedSince('/task', upAt, 3);
+      const [crew] = await acceptedSince('/crew', upAt, 1);
       expect(tasks.map((webhook) => webhook.body.task_id)).toEqual(['outline', 'note', 'summary']);
       expect(crew!.body).toMatchObject({ kickoff_id: kickoff.body.kickoff_id, state: 'SUCCESS' });
       // The messages that arrive are the same messages that were refused before the crash.

@@ -5,17 +5,17 @@ import type { RunningServer } from '../../src/main.ts';
 import { startFakeOpenAI, type FakeOpenAIServer } from '../support/fake-openai-server.ts';
 import { numberedAnswers } from '../support/model-requests.ts';
 import { apiClient, crewsDir, startCrewd } from '../support/crewd.ts';
-import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.ts';
+import { startScriptedReceiver, type ScriptedReceiver } from '../support/scripted-receiver.ts';
 
 const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
 let model: FakeOpenAIServer;
-let receiver: WebhookReceiver;
+let receiver: ScriptedReceiver;
 let crewd: RunningServer;
 let api: ReturnType<typeof apiClient>;
 
 beforeAll(async () => {
   model = await startFakeOpenAI({ respond: numberedAnswers() });
-  receiver = await startWebhookReceiver();
+  receiver = await startScriptedReceiver();
   crewd = await startCrewd({
     crewDir: join(crewsDir, 'review-crew'),
     modelUrl: model.url,

@@ -4,8 +4,8 @@ import type { DeliveryWorker, DeliveryWorkerOptions } from '../../src/webhooks/d
 import { createDeliveryWorker } from '../../src/webhooks/delivery-worker.ts';
 import { openOutboxFixture } from './outbox-fixture.ts';
 import type { OutboxFixture } from './outbox-fixture.ts';
-import { startScriptedReceiver } from './scripted-receiver.ts';
-import type { ScriptedReceiver } from './scripted-receiver.ts';
+import { startScriptedReceiver } from '../support/scripted-receiver.ts';
+import type { ScriptedReceiver } from '../support/scripted-receiver.ts';
 
 export const webhookSecret = `whsec_${randomBytes(32).toString('base64')}`;
 

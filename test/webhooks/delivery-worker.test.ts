@@ -3,7 +3,7 @@ import { Webhook } from 'standardwebhooks';
 import { describe, expect, it } from 'vitest';
 import { humanInputHeaders } from '../../src/webhooks/payloads.ts';
 import { useDeliveryHarness, webhookSecret } from './delivery-harness.ts';
-import { startScriptedReceiver } from './scripted-receiver.ts';
+import { startScriptedReceiver } from '../support/scripted-receiver.ts';
 
 const harness = useDeliveryHarness();
 

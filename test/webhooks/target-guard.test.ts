@@ -7,8 +7,8 @@ import { createDeliveryWorker } from '../../src/webhooks/delivery-worker.ts';
 import { createGuardedAgent, TargetRefusedError } from '../../src/webhooks/target-guard.ts';
 import { openOutboxFixture } from './outbox-fixture.ts';
 import type { OutboxFixture } from './outbox-fixture.ts';
-import { startScriptedReceiver } from './scripted-receiver.ts';
-import type { ScriptedReceiver } from './scripted-receiver.ts';
+import { startScriptedReceiver } from '../support/scripted-receiver.ts';
+import type { ScriptedReceiver } from '../support/scripted-receiver.ts';
 
 /** Resolves `*.rebind.test` to loopback, as a hostile DNS server would; everything else as usual. */
 const hostileLookup: LookupFunction = (hostname, options, callback) => {

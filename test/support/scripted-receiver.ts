@@ -6,6 +6,9 @@ export interface ReceivedRequest {
   readonly path: string;
   readonly headers: IncomingHttpHeaders;
   readonly rawBody: string;
+  /** The body parsed as JSON, or the raw text when it is not JSON. */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary payload fields
+  readonly body: any;
   readonly at: number;
 }
 
@@ -37,10 +40,12 @@ export async function startScriptedReceiver(port = 0): Promise<ScriptedReceiver>
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
+      const rawBody = Buffer.concat(chunks).toString();
       const entry: ReceivedRequest = {
         path: request.url ?? '/',
         headers: request.headers,
-        rawBody: Buffer.concat(chunks).toString(),
+        rawBody,
+        body: parseJson(rawBody),
         at: Date.now(),
       };
       received.push(entry);
@@ -78,4 +83,12 @@ export async function startScriptedReceiver(port = 0): Promise<ScriptedReceiver>
         server.close(() => done());
       }),
   };
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
 }
