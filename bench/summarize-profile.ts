@@ -44,6 +44,11 @@ function where(node: ProfileNode): string {
   return `${path}:${lineNumber + 1}:${columnNumber + 1}`;
 }
 
+/** crewd's own code, run from its sources or from the build in dist/. */
+function isOwnCode(path: string): boolean {
+  return path.startsWith('src/') || path.startsWith('dist/');
+}
+
 function area(node: ProfileNode): string {
   const { url } = node.callFrame;
   if (url === '')
@@ -51,7 +56,7 @@ function area(node: ProfileNode): string {
   const path = url.startsWith('file://') ? relative(repoRoot, new URL(url).pathname) : url;
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path);
   if (pkg !== null) return pkg[1]!;
-  if (path.startsWith('src/')) return path.split('/').slice(0, 2).join('/');
+  if (isOwnCode(path)) return path.split('/').slice(0, 2).join('/');
   if (path.startsWith('node:')) return path;
   return path.split('/')[0] ?? path;
 }
@@ -75,7 +80,7 @@ for (const [nodeId, ms] of selfMs) {
   byArea.set(area(node), (byArea.get(area(node)) ?? 0) + ms);
   for (let current: number | undefined = nodeId; current !== undefined; current = parent.get(current)) {
     const frame = byId.get(current)!;
-    if (where(frame).startsWith('src/')) {
+    if (isOwnCode(where(frame))) {
       const own = `${frame.callFrame.functionName || '(anonymous)'} ${where(frame)}`;
       byOwnFrame.set(own, (byOwnFrame.get(own) ?? 0) + ms);
       break;

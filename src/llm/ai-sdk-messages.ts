@@ -1,21 +1,26 @@
-import { jsonSchema, tool } from 'ai';
-import type { ModelMessage, Tool } from 'ai';
+import type {
+  LanguageModelV3FunctionTool,
+  LanguageModelV3Message,
+  LanguageModelV3Prompt,
+} from '@ai-sdk/provider';
 import type { ChatMessage, ToolSpec } from './chat-model.ts';
 
-/** Our messages in the AI SDK's shape; the order is kept exactly, system messages included. */
-export function toModelMessages(messages: readonly ChatMessage[]): ModelMessage[] {
-  return messages.map((message): ModelMessage => {
+/** Our messages in the provider interface's prompt shape; the order is kept exactly, system messages included. */
+export function toProviderPrompt(messages: readonly ChatMessage[]): LanguageModelV3Prompt {
+  return messages.map((message): LanguageModelV3Message => {
     switch (message.role) {
       case 'system':
+        return { role: 'system', content: message.content };
       case 'user':
-        return { role: message.role, content: message.content };
+        return { role: 'user', content: [{ type: 'text', text: message.content }] };
       case 'assistant': {
         const calls = message.toolCalls ?? [];
-        if (calls.length === 0) return { role: 'assistant', content: message.content };
+        // A turn that only called tools carries no text part.
+        const text = message.content === '' && calls.length > 0 ? [] : [{ type: 'text' as const, text: message.content }];
         return {
           role: 'assistant',
           content: [
-            ...(message.content === '' ? [] : [{ type: 'text' as const, text: message.content }]),
+            ...text,
             ...calls.map((call) => ({
               type: 'tool-call' as const,
               toolCallId: call.id,
@@ -42,15 +47,17 @@ export function toModelMessages(messages: readonly ChatMessage[]): ModelMessage[
 }
 
 /**
- * Our tool specs as AI SDK tools without `execute`: the SDK only reports the calls, the engine runs them. The
- * schemas carry no validator, so malformed input reaches the engine, which tells the model what was wrong.
+ * Our tool specs as function tools: the provider only reports the calls, the engine runs them and checks their
+ * input against the schema, so malformed input reaches the engine, which tells the model what was wrong.
  */
-export function toToolSet(tools: readonly ToolSpec[] | undefined): Record<string, Tool> | undefined {
+export function toProviderTools(
+  tools: readonly ToolSpec[] | undefined,
+): LanguageModelV3FunctionTool[] | undefined {
   if (tools === undefined || tools.length === 0) return undefined;
-  return Object.fromEntries(
-    tools.map((spec) => [
-      spec.name,
-      tool({ description: spec.description, inputSchema: jsonSchema(spec.inputSchema) }),
-    ]),
-  );
+  return tools.map((spec) => ({
+    type: 'function',
+    name: spec.name,
+    description: spec.description,
+    inputSchema: spec.inputSchema as LanguageModelV3FunctionTool['inputSchema'],
+  }));
 }

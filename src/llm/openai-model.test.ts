@@ -87,6 +87,29 @@ describe('OpenAI model', () => {
     ]);
   });
 
+  it('hands tool input that is not JSON to the engine as text, and empty input as an empty object', async () => {
+    const { server, model } = await setup();
+    server.enqueue({
+      toolCalls: [
+        { name: 'web_search', arguments: '{"query": "unterminated' },
+        { name: 'clock', arguments: '' },
+      ],
+    });
+    const inputSchema = { type: 'object' };
+    const tools = [
+      { name: 'web_search', description: 'Searches the web', inputSchema },
+      { name: 'clock', description: 'Tells the time', inputSchema },
+    ];
+
+    const response = await model.generate({ ...question, tools }, never);
+
+    expect(response.toolCalls).toEqual([
+      { id: 'call_1', name: 'web_search', input: '{"query": "unterminated' },
+      { id: 'call_2', name: 'clock', input: {} },
+    ]);
+    expect(server.requests[0]!.body.tool_choice).toBe('auto');
+  });
+
   it('sends earlier tool calls and their results back in the conversation', async () => {
     const { server, model } = await setup();
     const messages: ChatMessage[] = [
