@@ -3,7 +3,7 @@ import importX from 'eslint-plugin-import-x';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', 'coverage/', '.crewd/', 'bench/results/'] },
+  { ignores: ['node_modules/', 'dist/', 'coverage/', '.crewd/', 'bench/results/', '.scratch/'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -4,6 +4,7 @@ import { buildServer } from './api/build-server.ts';
 import type { ServeConfig } from './config.ts';
 import { loadCrew } from './crew/load-crew.ts';
 import { checkCrew } from './engine/check-crew.ts';
+import type { Execution } from './domain/execution.ts';
 import { createModelResolver } from './llm/resolve-model.ts';
 import { Metrics } from './observability/metrics.ts';
 import { CrewService } from './service/crew-service.ts';
@@ -13,6 +14,7 @@ import { ExecutionRunner } from './service/execution-runner.ts';
 import { Notifications } from './service/notifications.ts';
 import { createTokenService, type TokenService } from './service/token-service.ts';
 import { openStore } from './open-store.ts';
+import type { ExecutionChange } from './store/store.ts';
 import { builtinTools } from './tools/builtin-tools.ts';
 import { createDeliveryWorker } from './webhooks/delivery-worker.ts';
 import { parseRetrySchedule } from './webhooks/retry-schedule.ts';
@@ -65,6 +67,10 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
     logger,
   });
   const events = new EventHub();
+  const onCommitted = (execution: Execution, change: ExecutionChange): void => {
+    events.publish(execution, change);
+    if ((change.outbox?.length ?? 0) > 0) worker.wake();
+  };
   const notifications = new Notifications(randomUUID);
   const runner = new ExecutionRunner({
     crew,
@@ -77,10 +83,7 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
     observer: {
       onModelCall: (model, seconds, usage) => metrics.observeModelCall(model, seconds, usage),
       onTaskEnd: (seconds) => metrics.observeTask(seconds),
-      onCommitted: (execution, queuedWebhooks) => {
-        events.notify(execution.id);
-        if (queuedWebhooks) worker.wake();
-      },
+      onCommitted,
     },
   });
   const dispatcher = createLocalDispatcher({
@@ -97,7 +100,7 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
     events,
     clock,
     newId: randomUUID,
-    onWebhooksQueued: () => worker.wake(),
+    onCommitted,
   });
   const server = await buildServer({
     service,

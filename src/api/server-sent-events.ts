@@ -35,7 +35,8 @@ export interface EventStreamOptions {
 
 /**
  * Writes events to an open response until they end or the signal aborts, with a comment line every heartbeat so
- * proxies keep an idle stream open. Waits for the socket to drain, so a slow client cannot grow memory.
+ * proxies keep an idle stream open. Waits for the socket to drain, so a slow client cannot grow memory. Events
+ * that arrive together (one change writes several) leave in one write to the socket.
  */
 export async function pipeEvents(
   response: ServerResponse,
@@ -44,8 +45,17 @@ export async function pipeEvents(
 ): Promise<void> {
   const heartbeat = setInterval(() => response.write(formatComment('heartbeat')), options.heartbeatMs);
   try {
+    let corked = false;
     for await (const event of events) {
       if (options.signal.aborted) break;
+      if (!corked) {
+        corked = true;
+        response.cork();
+        process.nextTick(() => {
+          corked = false;
+          response.uncork();
+        });
+      }
       if (!response.write(formatEvent(event))) await once(response, 'drain', { signal: options.signal });
     }
   } finally {

@@ -78,6 +78,8 @@ export interface Execution {
   readonly error: string | null;
   readonly createdAt: Date;
   readonly updatedAt: Date;
+  /** The sequence of the execution's latest event: its event log holds events 1 to this. */
+  readonly lastEventSequence: number;
   readonly startedAt: Date | null;
   readonly finishedAt: Date | null;
 }

@@ -58,6 +58,6 @@ export function toProviderTools(
     type: 'function',
     name: spec.name,
     description: spec.description,
-    inputSchema: spec.inputSchema as LanguageModelV3FunctionTool['inputSchema'],
+    inputSchema: spec.inputSchema,
   }));
 }

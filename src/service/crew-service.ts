@@ -4,7 +4,13 @@ import type { CrewDefinition } from '../domain/crew.ts';
 import { CrewdError } from '../domain/errors.ts';
 import { isFinished, type Execution } from '../domain/execution.ts';
 import type { HumanFeedback } from '../domain/task-output.ts';
-import type { DeliveryRecord, ExecutionPage, StoredExecutionEvent, Store } from '../store/store.ts';
+import type {
+  DeliveryRecord,
+  ExecutionChange,
+  ExecutionPage,
+  StoredExecutionEvent,
+  Store,
+} from '../store/store.ts';
 import type { Dispatcher } from './dispatcher.ts';
 import type { EventHub } from './event-hub.ts';
 import { eventRecord, executionEndType } from './event-records.ts';
@@ -29,8 +35,8 @@ export interface CrewServiceDeps {
   readonly events: EventHub;
   readonly clock: () => Date;
   readonly newId: () => string;
-  /** Called after a change queued webhook messages, so delivery starts at once. */
-  readonly onWebhooksQueued: () => void;
+  /** Called after every committed change, so event streams and the webhook worker learn of it at once. */
+  readonly onCommitted: (execution: Execution, change: ExecutionChange) => void;
 }
 
 /** How long an event watcher waits for a notification before looking at the store again. */
@@ -163,7 +169,7 @@ export class CrewService implements ExecutionService {
     if (isFinished(execution.state)) return execution;
     const now = this.deps.clock();
     const ended: Execution = { ...execution, state: 'REVOKED', currentTask: null, finishedAt: now };
-    const revoked = await this.deps.store.applyChange({
+    const change: ExecutionChange = {
       executionId,
       fromStates: ['PENDING', 'RUNNING', 'PAUSED'],
       state: 'REVOKED',
@@ -172,10 +178,11 @@ export class CrewService implements ExecutionService {
       events: [eventRecord.executionEnded(ended)],
       outbox: this.deps.notifications.crewEnded(ended),
       now,
-    });
+    };
+    const revoked = await this.deps.store.applyChange(change);
     this.deps.runner.stop(executionId, 'cancelled');
     if (revoked === null) return this.get(executionId, caller);
-    this.#committed(revoked, true);
+    this.deps.onCommitted(revoked, change);
     return revoked;
   }
 
@@ -188,30 +195,47 @@ export class CrewService implements ExecutionService {
     });
   }
 
-  async *watchEvents(
+  async openEventStream(
     executionId: string,
     caller: Caller,
     afterSequence: number,
     signal: AbortSignal,
-  ): AsyncIterable<StoredExecutionEvent> {
+  ): Promise<AsyncIterable<StoredExecutionEvent>> {
     await this.get(executionId, caller);
-    let last = afterSequence;
-    // Every ending writes an execution-end event with its state change, so the log alone tells when to stop.
-    let ended = await this.#endedBefore(executionId, afterSequence);
-    while (!ended && !signal.aborted) {
-      const events = await this.deps.store.listEvents(executionId, last, eventPageSize);
-      for (const event of events) {
-        last = event.sequence;
-        ended ||= event.type === executionEndType;
-        yield event;
+    return this.#follow(executionId, afterSequence, signal);
+  }
+
+  async *#follow(
+    executionId: string,
+    afterSequence: number,
+    signal: AbortSignal,
+  ): AsyncIterable<StoredExecutionEvent> {
+    // Subscribed before the first read, so every event committed after that read is published to it.
+    const subscription = this.deps.events.subscribe(executionId);
+    try {
+      let last = afterSequence;
+      if (await this.#endedBefore(executionId, last)) return;
+      // Events known to follow `last` without a gap; null means the store must be read.
+      let published: readonly StoredExecutionEvent[] | null = null;
+      while (!signal.aborted) {
+        const fromStore = published === null;
+        const events = published ?? (await this.deps.store.listEvents(executionId, last, eventPageSize));
+        for (const event of events) {
+          last = event.sequence;
+          yield event;
+          // Every ending writes an execution-end event with its state change, so the log alone tells when to stop.
+          if (event.type === executionEndType) return;
+        }
+        if (fromStore && events.length === eventPageSize) continue;
+        if (fromStore && events.length === 0 && (await this.#isFinished(executionId))) {
+          // Finished since the listing above, or resumed past the end: send what is left, then stop.
+          for (const event of await this.deps.store.listEvents(executionId, last, eventPageSize)) yield event;
+          return;
+        }
+        published = following(await subscription.next(eventPollMs, signal), last);
       }
-      if (events.length === 0 && (await this.#isFinished(executionId))) {
-        // Finished since the listing above, or resumed past the end: send what is left, then stop.
-        for (const event of await this.deps.store.listEvents(executionId, last, eventPageSize)) yield event;
-        return;
-      }
-      if (!ended && events.length < eventPageSize)
-        await this.deps.events.wait(executionId, eventPollMs, signal);
+    } finally {
+      subscription.close();
     }
   }
 
@@ -232,17 +256,22 @@ export class CrewService implements ExecutionService {
     return this.deps.store.listDeliveries(executionId);
   }
 
-  async #mustApply(change: Parameters<Store['applyChange']>[0]): Promise<Execution> {
+  async #mustApply(change: ExecutionChange): Promise<Execution> {
     const execution = await this.deps.store.applyChange(change);
     if (execution === null) throw notPending();
-    this.#committed(execution, (change.outbox?.length ?? 0) > 0);
+    this.deps.onCommitted(execution, change);
     return execution;
   }
+}
 
-  #committed(execution: Execution, queuedWebhooks: boolean): void {
-    this.deps.events.notify(execution.id);
-    if (queuedWebhooks) this.deps.onWebhooksQueued();
-  }
+/** The events after `last` when they continue it without a gap; null when only the store can tell. */
+function following(
+  events: readonly StoredExecutionEvent[] | null,
+  last: number,
+): readonly StoredExecutionEvent[] | null {
+  if (events === null) return null;
+  const fresh = events.filter((event) => event.sequence > last);
+  return fresh.every((event, index) => event.sequence === last + 1 + index) ? fresh : null;
 }
 
 function visibleTo(execution: Execution, caller: Caller): boolean {

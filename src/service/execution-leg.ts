@@ -12,8 +12,8 @@ import type { Notifications } from './notifications.ts';
 export interface RunnerObserver {
   onModelCall?(model: string, seconds: number, usage: TaskOutput['usage']): void;
   onTaskEnd?(seconds: number): void;
-  /** Called after every committed change, so watchers and the webhook worker wake up. */
-  onCommitted(execution: Execution, queuedWebhooks: boolean): void;
+  /** Called after every committed change with what the store returned, so watchers and the webhook worker learn of it. */
+  onCommitted(execution: Execution, change: ExecutionChange): void;
 }
 
 export interface LegDeps {
@@ -173,6 +173,6 @@ export class ExecutionLeg {
     const execution = await this.deps.store.applyChange(combined);
     if (execution === null) throw new LegStopped();
     this.#execution = execution;
-    this.deps.observer.onCommitted(execution, (combined.outbox?.length ?? 0) > 0);
+    this.deps.observer.onCommitted(execution, combined);
   }
 }

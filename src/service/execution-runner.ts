@@ -73,16 +73,17 @@ export class ExecutionRunner {
 
   async #start(executionId: string): Promise<Execution | null> {
     const now = this.deps.clock();
-    const started = await this.deps.store.applyChange({
+    const start = {
       executionId,
-      fromStates: ['PENDING'],
-      state: 'RUNNING',
+      fromStates: ['PENDING'] as const,
+      state: 'RUNNING' as const,
       patch: { startedAt: now },
       events: [eventRecord.executionStarted()],
       now,
-    });
+    };
+    const started = await this.deps.store.applyChange(start);
     if (started !== null) {
-      this.deps.observer.onCommitted(started, false);
+      this.deps.observer.onCommitted(started, start);
       return started;
     }
     // Recovery after a restart: the execution was RUNNING when the process stopped.

@@ -61,13 +61,14 @@ export interface ExecutionService {
   list(request: ListRequest): Promise<ExecutionPage>;
   /**
    * The execution's events after `afterSequence`, then new ones as they happen; ends when the execution is
-   * finished and every event was yielded, or when `signal` aborts.
+   * finished and every event was yielded, or when `signal` aborts. Rejects (unknown or not visible to the caller)
+   * before anything is streamed.
    */
-  watchEvents(
+  openEventStream(
     executionId: string,
     caller: Caller,
     afterSequence: number,
     signal: AbortSignal,
-  ): AsyncIterable<StoredExecutionEvent>;
+  ): Promise<AsyncIterable<StoredExecutionEvent>>;
   deliveries(executionId: string, caller: Caller): Promise<readonly DeliveryRecord[]>;
 }

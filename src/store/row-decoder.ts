@@ -60,6 +60,7 @@ export function rowDecoder(codec: RowCodec): RowDecoder {
       error: nullableText(row.error),
       createdAt: codec.date(row.created_at),
       updatedAt: codec.date(row.updated_at),
+      lastEventSequence: Number(row.last_event_sequence),
       startedAt: nullableDate(row.started_at),
       finishedAt: nullableDate(row.finished_at),
     }),

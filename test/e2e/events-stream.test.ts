@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/main.ts';
 import { startFakeOpenAI, type FakeOpenAIServer } from '../support/fake-openai-server.ts';
-import { apiClient, crewsDir, startCrewd, testToken } from '../support/crewd.ts';
+import { apiClient, crewsDir, startCrewd, tempDatabase, testToken } from '../support/crewd.ts';
 
 let model: FakeOpenAIServer;
 let crewd: RunningServer;
@@ -95,5 +95,33 @@ describe('execution events', () => {
     // Reconnecting after the last event of a finished execution ends the stream at once, with nothing repeated.
     expect(await readEvents(url, { 'last-event-id': String(all.length) })).toEqual([]);
     expect(await readEvents(url, { 'last-event-id': '9999' })).toEqual([]);
+  });
+
+  it('follows changes another server sharing the database makes, and ends with them', async () => {
+    const database = tempDatabase();
+    const crewDir = join(crewsDir, 'sign-off-crew');
+    const first = await startCrewd({ crewDir, modelUrl: model.url, database });
+    const second = await startCrewd({ crewDir, modelUrl: model.url, database });
+    try {
+      const firstApi = apiClient(first.url);
+      const kickoff = await firstApi.post('/kickoff', { inputs: { document: 'the lease' } });
+      const id = kickoff.body.kickoff_id as string;
+      await firstApi.waitForState(id, ['PAUSED']);
+
+      // Streamed by the first server, cancelled through the second: the first learns of it from the store alone.
+      const streamed = readEvents(`${first.url}/executions/${id}/events`, {});
+      await new Promise((done) => setTimeout(done, 200));
+      const cancelled = await apiClient(second.url).post(`/cancel/${id}`, {});
+      expect(cancelled.status).toBe(200);
+
+      const events = await streamed;
+      expect(events.map((event) => event.id)).toEqual(events.map((_, index) => index + 1));
+      expect(events.at(-2)!.event).toBe('human-input-request');
+      expect(events.at(-1)!.event).toBe('execution-end');
+      expect(events.at(-1)!.data).toMatchObject({ state: 'REVOKED' });
+    } finally {
+      await second.close();
+      await first.close();
+    }
   });
 });

@@ -42,6 +42,7 @@ export function describeExecutionStoreContract(harness: StoreHarness): void {
         error: null,
         createdAt: t0,
         updatedAt: t0,
+        lastEventSequence: 0,
         startedAt: null,
         finishedAt: null,
       };
@@ -101,15 +102,16 @@ export function describeExecutionStoreContract(harness: StoreHarness): void {
           events: types.map((type) => ({ type, data: { type } })),
           now,
         });
-      await change(at(1), ['execution-start', 'task-start']);
-      await change(at(2), []);
+      expect((await change(at(1), ['execution-start', 'task-start']))?.lastEventSequence).toBe(2);
+      expect((await change(at(2), []))?.lastEventSequence).toBe(2);
       await store.applyChange({
         executionId: other.id,
         fromStates: ['PENDING'],
         events: [{ type: 'execution-start', data: {} }],
         now: at(2),
       });
-      await change(at(3), ['task-end']);
+      expect((await change(at(3), ['task-end']))?.lastEventSequence).toBe(3);
+      expect((await store.getExecution(execution.id))?.lastEventSequence).toBe(3);
 
       const events = await store.listEvents(execution.id, 0, 10);
       expect(events).toEqual([

@@ -30,12 +30,12 @@ export function registerEventStreamRoute(app: ZodApp, context: EventStreamContex
     async (request, reply) => {
       const caller = callerOf(request);
       const after = resumePoint(request.headers['last-event-id'], request.query.last_event_id);
+      const controller = new AbortController();
       // Unknown and foreign executions answer 404 like every other route, before the stream starts.
-      await service.get(request.params.id, caller);
+      const events = await service.openEventStream(request.params.id, caller, after, controller.signal);
 
       reply.hijack();
       const response = reply.raw;
-      const controller = new AbortController();
       openStreams.add(controller);
       response.on('close', () => controller.abort());
       response.writeHead(200, {
@@ -48,7 +48,6 @@ export function registerEventStreamRoute(app: ZodApp, context: EventStreamContex
       });
       response.write(formatComment('stream open'));
       try {
-        const events = service.watchEvents(request.params.id, caller, after, controller.signal);
         await pipeEvents(response, events, { heartbeatMs, signal: controller.signal });
       } catch (error) {
         if (!controller.signal.aborted) {

@@ -72,6 +72,7 @@ export function makeExecution(overrides: Partial<Execution> & { id: string }): E
     error: null,
     createdAt,
     updatedAt: createdAt,
+    lastEventSequence: 0,
     startedAt: null,
     finishedAt: null,
     ...overrides,

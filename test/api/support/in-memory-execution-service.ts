@@ -166,14 +166,24 @@ export class InMemoryExecutionService implements ExecutionService {
     });
   }
 
-  async *watchEvents(
+  openEventStream(
     executionId: string,
     caller: Caller,
     afterSequence: number,
     signal: AbortSignal,
+  ): Promise<AsyncIterable<StoredExecutionEvent>> {
+    return settle(() => {
+      this.#check(caller);
+      this.#visible(executionId, caller);
+      return this.#follow(executionId, afterSequence, signal);
+    });
+  }
+
+  async *#follow(
+    executionId: string,
+    afterSequence: number,
+    signal: AbortSignal,
   ): AsyncIterable<StoredExecutionEvent> {
-    this.#check(caller);
-    this.#visible(executionId, caller);
     this.watchSignals.push(signal);
     let after = afterSequence;
     while (!signal.aborted) {
