@@ -15,7 +15,7 @@ import { installErrorHandling } from './error-handler.ts';
 import { zodValidatorCompiler } from './request-validation.ts';
 import { errorBodySchema } from './response-schemas.ts';
 import { registerCrewRoutes } from './routes/crew-routes.ts';
-import { registerEventStreamRoute } from './routes/event-stream-route.ts';
+import { registerEventStreamRoute, serverClosing } from './routes/event-stream-route.ts';
 import { registerExecutionRoutes } from './routes/execution-routes.ts';
 import { registerOperationsRoutes } from './routes/operations-routes.ts';
 import type { RouteContext } from './routes/route-context.ts';
@@ -109,7 +109,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   };
   const openStreams = new Set<AbortController>();
   app.addHook('preClose', (done) => {
-    for (const stream of openStreams) stream.abort();
+    for (const stream of openStreams) stream.abort(serverClosing);
     done();
   });
   registerCrewRoutes(app, context);

@@ -30,6 +30,8 @@ describe('GET /executions/{id}/events', () => {
     const { response, reader } = await open('sse-1');
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    // A client following many executions reuses its connections.
+    expect(response.headers.get('connection')).toBe('keep-alive');
     const stored = await reader.events(2);
     api.service.appendEvent('sse-1', 'task-end', { task_id: 'research', output: 'line one\nline two' });
     api.service.appendEvent('sse-1', 'execution-end', { state: 'SUCCESS' });

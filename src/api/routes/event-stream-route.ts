@@ -7,9 +7,12 @@ import type { RouteContext, ZodApp } from './route-context.ts';
 
 export interface EventStreamContext extends RouteContext {
   readonly heartbeatMs: number;
-  /** Open streams, aborted when the server closes so shutdown does not wait for clients. */
+  /** Open streams, aborted with `serverClosing` when the server closes so shutdown does not wait for clients. */
   readonly openStreams: Set<AbortController>;
 }
+
+/** The reason open streams are aborted with when the server closes. */
+export const serverClosing = new Error('the server is closing');
 
 const route = '/executions/:id/events';
 
@@ -43,8 +46,6 @@ export function registerEventStreamRoute(app: ZodApp, context: EventStreamContex
         'cache-control': 'no-cache, no-transform',
         // Tells reverse proxies such as nginx not to buffer the stream.
         'x-accel-buffering': 'no',
-        // The socket closes with the stream, so a server shutting down does not wait for an idle keep-alive.
-        connection: 'close',
       });
       response.write(formatComment('stream open'));
       try {
@@ -58,6 +59,8 @@ export function registerEventStreamRoute(app: ZodApp, context: EventStreamContex
       } finally {
         openStreams.delete(controller);
         response.end();
+        // The connection would otherwise stay open as an idle keep-alive that a closing server waits for.
+        if (controller.signal.reason === serverClosing) response.socket?.end();
         metrics.observeHttpRequest('GET', route, 200, reply.elapsedTime / 1000);
       }
     },
