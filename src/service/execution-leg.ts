@@ -46,6 +46,27 @@ export class ExecutionLeg {
     this.#execution = execution;
   }
 
+  /** The execution as committed, with what is held back applied. */
+  get execution(): Execution {
+    return this.#execution;
+  }
+
+  /**
+   * Holds the move from PENDING to RUNNING, so it is written with the first task's start (or the end, if the run
+   * fails before any task starts). That write is the claim: if the execution is no longer PENDING, the leg stops.
+   */
+  claim(): void {
+    const now = this.deps.clock();
+    this.#hold({
+      executionId: this.#execution.id,
+      fromStates: ['PENDING'],
+      state: 'RUNNING',
+      patch: { startedAt: now },
+      events: [eventRecord.executionStarted()],
+      now,
+    });
+  }
+
   async record(event: EngineEvent, stopping: boolean): Promise<void> {
     const now = this.deps.clock();
     switch (event.type) {

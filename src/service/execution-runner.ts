@@ -1,9 +1,7 @@
 import type { CrewDefinition } from '../domain/crew.ts';
-import type { Execution } from '../domain/execution.ts';
 import { runCrew } from '../engine/run-crew.ts';
 import type { ToolRegistry } from '../engine/tool.ts';
 import type { ModelResolver } from '../llm/chat-model.ts';
-import { eventRecord } from './event-records.ts';
 import { ExecutionLeg, LegStopped, type LegDeps } from './execution-leg.ts';
 
 export type { RunnerObserver } from './execution-leg.ts';
@@ -45,9 +43,9 @@ export class ExecutionRunner {
     const controller = new AbortController();
     this.#controllers.set(executionId, controller);
     try {
-      const execution = await this.#start(executionId);
-      if (execution === null) return;
-      const leg = new ExecutionLeg(execution, this.deps);
+      const leg = await this.#leg(executionId);
+      if (leg === null) return;
+      const execution = leg.execution;
       try {
         const outcome = await runCrew({
           crew: this.deps.crew,
@@ -71,23 +69,16 @@ export class ExecutionRunner {
     }
   }
 
-  async #start(executionId: string): Promise<Execution | null> {
-    const now = this.deps.clock();
-    const start = {
-      executionId,
-      fromStates: ['PENDING'] as const,
-      state: 'RUNNING' as const,
-      patch: { startedAt: now },
-      events: [eventRecord.executionStarted()],
-      now,
-    };
-    const started = await this.deps.store.applyChange(start);
-    if (started !== null) {
-      this.deps.observer.onCommitted(started, start);
-      return started;
-    }
-    // Recovery after a restart: the execution was RUNNING when the process stopped.
-    const current = await this.deps.store.getExecution(executionId);
-    return current?.state === 'RUNNING' ? current : null;
+  /**
+   * The leg to run: a PENDING execution is claimed by the leg's first write, together with its first task's start;
+   * a RUNNING one was running when the process last stopped and continues.
+   */
+  async #leg(executionId: string): Promise<ExecutionLeg | null> {
+    const execution = await this.deps.store.getExecution(executionId);
+    if (execution === null) return null;
+    const leg = new ExecutionLeg(execution, this.deps);
+    if (execution.state === 'PENDING') leg.claim();
+    else if (execution.state !== 'RUNNING') return null;
+    return leg;
   }
 }
