@@ -3,20 +3,30 @@ import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { CrewdError } from '../../domain/errors.ts';
 import type { Store } from '../store.ts';
+import { spawnCheckpointWorker } from './checkpoint-worker.ts';
 import { migrateSqlite } from './migrations.ts';
 import { createSqliteContext, settle } from './sqlite-context.ts';
 import { sqliteExecutionStore } from './sqlite-execution-store.ts';
 import { sqliteOutboxStore } from './sqlite-outbox-store.ts';
 import { sqliteTokenStore } from './sqlite-token-store.ts';
+import { superviseCheckpointWorker, type WalCheckpointer } from './wal-checkpointer.ts';
 
 /** How long a write waits for another process's transaction before giving up. */
 const busyTimeoutMs = 5_000;
+
+/** How often a file database's WAL is checkpointed, off the main thread. */
+const checkpointIntervalMs = 50;
+
+export interface SqliteStoreOptions {
+  /** Hears of failures in background work; the store keeps working. */
+  readonly onError?: (error: Error) => void;
+}
 
 /**
  * Opens (creating it and its directory when missing) the embedded SQLite store at `path`. Call `migrate()` before
  * use. Several processes may share the file: WAL lets readers run beside the one writer.
  */
-export function openSqliteStore(path: string): Promise<Store> {
+export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): Promise<Store> {
   return settle(() => {
     let db: Database.Database;
     try {
@@ -30,6 +40,7 @@ export function openSqliteStore(path: string): Promise<Store> {
     // NORMAL keeps commits durable across process crashes; only a power loss may drop the latest ones.
     db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
+    const checkpointer = path === ':memory:' ? undefined : startCheckpointer(db, path, options);
     const context = createSqliteContext(db);
     return {
       ...sqliteExecutionStore(context),
@@ -40,10 +51,21 @@ export function openSqliteStore(path: string): Promise<Store> {
         settle(() => {
           context.statement('SELECT 1').get();
         }),
-      close: () =>
-        settle(() => {
+      close: async () => {
+        await checkpointer?.stop();
+        await settle(() => {
           db.close();
-        }),
+        });
+      },
     };
   });
+}
+
+function startCheckpointer(
+  db: Database.Database,
+  path: string,
+  options: SqliteStoreOptions,
+): WalCheckpointer {
+  const worker = spawnCheckpointWorker(path, { intervalMs: checkpointIntervalMs, busyTimeoutMs });
+  return superviseCheckpointWorker(db, worker, options.onError ?? (() => {}));
 }

@@ -1,0 +1,69 @@
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import { newExecution } from './store-fixtures.ts';
+import { readWalIndex } from './wal-index.ts';
+
+const directory = mkdtempSync(join(tmpdir(), 'crewd-sqlite-checkpoints-'));
+let files = 0;
+const newFile = (): string => join(directory, `crewd-${++files}.db`);
+
+afterAll(() => rmSync(directory, { recursive: true, force: true }));
+
+describe('SQLite store WAL checkpoints', () => {
+  it('are made by the worker, after which a commit starts the WAL over', async () => {
+    const file = newFile();
+    const store = await openSqliteStore(file);
+    await store.migrate();
+    for (let i = 0; i < 50; i++) await store.createExecution(newExecution());
+
+    await vi.waitFor(
+      () => {
+        const { frames, backfilled } = readWalIndex(file);
+        expect(frames).toBeGreaterThan(0);
+        expect(backfilled).toBe(frames);
+      },
+      { timeout: 5_000, interval: 20 },
+    );
+    const checkpointed = readWalIndex(file).frames;
+    await vi.waitFor(async () => {
+      await store.createExecution(newExecution());
+      expect(readWalIndex(file).frames).toBeLessThan(checkpointed);
+    });
+    await store.close();
+  });
+
+  it('end with close, which copies the whole WAL into the database file and removes it', async () => {
+    const file = newFile();
+    const store = await openSqliteStore(file);
+    await store.migrate();
+    await store.createExecution(newExecution());
+    await store.close();
+    expect(existsSync(`${file}-wal`)).toBe(false);
+  });
+
+  it('let a store close right after opening, while its worker is still starting', async () => {
+    const store = await openSqliteStore(newFile());
+    await store.close();
+  });
+
+  it('let a process whose only remaining work is awaiting close finish it', () => {
+    const storeModule = fileURLToPath(new URL('../../src/store/sqlite/sqlite-store.ts', import.meta.url));
+    const script = [
+      `const { openSqliteStore } = await import(${JSON.stringify(storeModule)});`,
+      `const store = await openSqliteStore(${JSON.stringify(newFile())});`,
+      'await store.close();',
+      "console.log('closed');",
+    ].join('\n');
+    const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '--eval', script], {
+      encoding: 'utf8',
+    });
+    expect(child.stderr).toBe('');
+    expect(child.stdout).toBe('closed\n');
+    expect(child.status).toBe(0);
+  });
+});
