@@ -42,7 +42,9 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
   const tools = builtinTools();
   checkCrew(crew, { models, tools, defaultModel: config.defaultModel });
   const schedule = parseRetrySchedule(config.webhookRetrySchedule);
-  const store = await openStore(config.database);
+  const store = await openStore(config.database, {
+    onError: (error) => logger.error({ err: error }, 'store background work failed'),
+  });
   try {
     await store.migrate();
   } catch (error) {
