@@ -21,20 +21,28 @@ describe('SQLite store WAL checkpoints', () => {
     await store.migrate();
     for (let i = 0; i < 50; i++) await store.createExecution(newExecution());
 
-    await vi.waitFor(
-      () => {
-        const { frames, backfilled } = readWalIndex(file);
-        expect(frames).toBeGreaterThan(0);
-        expect(backfilled).toBe(frames);
-      },
-      { timeout: 5_000, interval: 20 },
-    );
+    await untilWalCheckpointed(file);
     const checkpointed = readWalIndex(file).frames;
     await vi.waitFor(async () => {
       await store.createExecution(newExecution());
       expect(readWalIndex(file).frames).toBeLessThan(checkpointed);
     });
     await store.close();
+  });
+
+  it('are made by several stores sharing one file side by side', async () => {
+    const file = newFile();
+    const errors: Error[] = [];
+    const onError = (error: Error): number => errors.push(error);
+    const stores = [await openSqliteStore(file, { onError }), await openSqliteStore(file, { onError })];
+    await stores[0]!.migrate();
+    for (let i = 0; i < 50; i++) {
+      for (const store of stores) await store.createExecution(newExecution());
+    }
+
+    await untilWalCheckpointed(file);
+    for (const store of stores) await store.close();
+    expect(errors).toEqual([]);
   });
 
   it('end with close, which copies the whole WAL into the database file and removes it', async () => {
@@ -67,3 +75,15 @@ describe('SQLite store WAL checkpoints', () => {
     expect(child.status).toBe(0);
   });
 });
+
+/** Waits until the WAL holds frames and a checkpoint has copied all of them into the database file. */
+async function untilWalCheckpointed(file: string): Promise<void> {
+  await vi.waitFor(
+    () => {
+      const { frames, backfilled } = readWalIndex(file);
+      expect(frames).toBeGreaterThan(0);
+      expect(backfilled).toBe(frames);
+    },
+    { timeout: 5_000, interval: 20 },
+  );
+}
