@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { CrewdError } from '../../domain/errors.ts';
 import type { Store } from '../store.ts';
 import { spawnCheckpointWorker } from './checkpoint-worker.ts';
+import { applyConnectionSettings } from './connection-settings.ts';
 import { migrateSqlite } from './migrations.ts';
 import { createSqliteContext, settle } from './sqlite-context.ts';
 import { sqliteExecutionStore } from './sqlite-execution-store.ts';
@@ -37,9 +38,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       // Named for the operator who configured it: this happens at start-up, never in answer to a client.
       throw new CrewdError('CONFIG_INVALID', `Cannot open the SQLite database at ${path}`, { cause: error });
     }
-    // NORMAL keeps commits durable across process crashes; only a power loss may drop the latest ones.
-    db.pragma('synchronous = NORMAL');
-    db.pragma('foreign_keys = ON');
+    applyConnectionSettings(db);
     const checkpointer = path === ':memory:' ? undefined : startCheckpointer(db, path, options);
     const context = createSqliteContext(db);
     return {
