@@ -4,6 +4,10 @@ import type { FakeOpenAIServer } from '../../test/support/fake-openai-server.ts'
 import { ModelCallError } from '../domain/errors.ts';
 import type { ChatMessage, ChatRequest } from './chat-model.ts';
 import { createOpenAIModel } from './openai-model.ts';
+import { createModelFetch } from './model-fetch.ts';
+
+/** The HTTP client the model resolver gives every model. */
+const modelFetch = createModelFetch();
 
 let server: FakeOpenAIServer | undefined;
 
@@ -15,6 +19,7 @@ afterEach(async () => {
 async function setup(timeoutMs = 5_000) {
   server = await startFakeOpenAI();
   const model = createOpenAIModel({
+    fetch: modelFetch,
     modelId: 'openai/gpt-test',
     model: 'gpt-test',
     apiKey: 'sk-test-key',
@@ -241,6 +246,7 @@ describe('OpenAI model', () => {
     const url = server.url;
     await server.close();
     const model = createOpenAIModel({
+      fetch: modelFetch,
       modelId: 'openai/x',
       model: 'x',
       apiKey: 'k',
@@ -259,6 +265,7 @@ describe('OpenAI model', () => {
   it('sends no Authorization header when no key is configured', async () => {
     server = await startFakeOpenAI();
     const model = createOpenAIModel({
+      fetch: modelFetch,
       modelId: 'openai/local',
       model: 'local',
       baseURL: server.url,

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { CrewdError } from '../domain/errors.ts';
 import { createAnthropicModel } from './anthropic-model.ts';
 import type { ChatModel, ModelResolver } from './chat-model.ts';
+import { createModelFetch } from './model-fetch.ts';
 import { createOpenAIModel } from './openai-model.ts';
 import { createReplayRecorder, recordTo } from './recording-model.ts';
 import type { ReplayRecorder } from './recording-model.ts';
@@ -19,6 +20,7 @@ export interface ModelResolverOptions {
   readonly retry?: RetryOptions;
   /** Record every real model answer into this replay file. */
   readonly recordFile?: string;
+  /** The HTTP client for model calls; by default `createModelFetch()`, shared by every model of this resolver. */
   readonly fetch?: typeof globalThis.fetch;
 }
 
@@ -31,6 +33,7 @@ export function createModelResolver(options: ModelResolverOptions): ModelResolve
   const cache = new Map<string, ChatModel>();
   const timeoutMs = options.timeoutMs ?? defaultModelTimeoutMs;
   let recorder: ReplayRecorder | undefined;
+  let modelFetch: typeof globalThis.fetch | undefined;
 
   function real(model: ChatModel): ChatModel {
     const retrying = withRetries(model, options.retry);
@@ -49,7 +52,7 @@ export function createModelResolver(options: ModelResolverOptions): ModelResolve
     }
     const [, provider = '', model = ''] = match;
     const id = modelId.trim();
-    const fetch = options.fetch === undefined ? {} : { fetch: options.fetch };
+    const fetch = { fetch: (modelFetch ??= options.fetch ?? createModelFetch()) };
     switch (provider) {
       case 'openai': {
         const apiKey = setting(options.env, 'OPENAI_API_KEY');

@@ -5,6 +5,10 @@ import { CrewdError, ModelCallError } from '../domain/errors.ts';
 import type { ChatModel, ChatRequest, ChatResponse } from './chat-model.ts';
 import { createOpenAIModel } from './openai-model.ts';
 import { withRetries } from './retrying-model.ts';
+import { createModelFetch } from './model-fetch.ts';
+
+/** The HTTP client the model resolver gives every model. */
+const modelFetch = createModelFetch();
 
 let server: FakeOpenAIServer | undefined;
 
@@ -50,6 +54,7 @@ describe('withRetries', () => {
     const { delays, sleep } = recordingSleep();
     const model = withRetries(
       createOpenAIModel({
+        fetch: modelFetch,
         modelId: 'openai/m',
         model: 'm',
         apiKey: 'k',
@@ -73,6 +78,7 @@ describe('withRetries', () => {
     const { delays, sleep } = recordingSleep();
     const model = withRetries(
       createOpenAIModel({
+        fetch: modelFetch,
         modelId: 'openai/m',
         model: 'm',
         apiKey: 'k',
