@@ -3,7 +3,7 @@ import { loadCrew } from '../../src/crew/load-crew.ts';
 import { runCrew } from '../../src/engine/run-crew.ts';
 import { createModelResolver } from '../../src/llm/resolve-model.ts';
 import { builtinTools } from '../../src/tools/builtin-tools.ts';
-import { createBaselineRun } from '../lib/baseline-run.ts';
+import { baselineLabels, createBaselineRun } from '../lib/baseline-run.ts';
 import { crewDirs } from '../lib/crew-dirs.ts';
 import { startFakeModel } from '../lib/fake-model.ts';
 import { runFigure } from '../lib/figure-main.ts';
@@ -77,7 +77,7 @@ runFigure({ figure, metric: 'runCrew minus baseline, per run', target }, async (
         value: overhead.median,
         range: overhead,
         baseline: baselineMs,
-        baselineLabel: '3 direct generateText calls',
+        baselineLabel: `3 direct calls through ${baselineLabels['crewd-client']}`,
         ratio: median(engineMedians) / baselineMs,
         target,
         met: overhead.median <= 2,

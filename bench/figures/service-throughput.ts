@@ -1,6 +1,6 @@
 // Figures 2 and 7: executions per second, kickoff to SUCCESS over HTTP with 50 in flight, on the store that
 // BENCH_STORE names, beside 50 concurrent baseline runs in one process.
-import { createBaselineRun } from '../lib/baseline-run.ts';
+import { baselineLabels, createBaselineRun } from '../lib/baseline-run.ts';
 import { crewDirs } from '../lib/crew-dirs.ts';
 import { crewdClient } from '../lib/crewd-client.ts';
 import { profileArgs, startCrewdServer } from '../lib/crewd-server.ts';
@@ -30,6 +30,7 @@ runFigure({ figure, metric, target }, async ({ quick, profileDir }) => {
     const client = crewdClient(server.url);
     try {
       const baseline = createBaselineRun(model.url);
+      const generateTextBaseline = createBaselineRun(model.url, 'generateText');
       const latencies: number[] = [];
       let failures = 0;
       const execution = async (): Promise<void> => {
@@ -47,21 +48,26 @@ runFigure({ figure, metric, target }, async ({ quick, profileDir }) => {
         return (completed / elapsedMs) * 1000;
       };
       const baselineRun = (): Promise<string> => baseline('tides');
+      const generateTextRun = (): Promise<string> => generateTextBaseline('tides');
       await rate(execution, quick ? 300 : 2000);
       await rate(baselineRun, quick ? 300 : 1000);
+      await rate(generateTextRun, quick ? 300 : 1000);
       latencies.length = 0;
       failures = 0;
 
       const serviceRates: number[] = [];
       const baselineRates: number[] = [];
+      const generateTextRates: number[] = [];
       for (let round = 0; round < rounds; round += 1) {
         serviceRates.push(await rate(execution, roundMs));
         baselineRates.push(await rate(baselineRun, Math.min(roundMs, 1500)));
+        generateTextRates.push(await rate(generateTextRun, Math.min(roundMs, 1500)));
       }
 
       const service = spread(serviceRates);
       const baselineRate = median(baselineRates);
       const ratio = service.median / baselineRate;
+      const generateTextRate = median(generateTextRates);
       return [
         {
           figure,
@@ -70,13 +76,14 @@ runFigure({ figure, metric, target }, async ({ quick, profileDir }) => {
           value: service.median,
           range: service,
           baseline: baselineRate,
-          baselineLabel: '50 concurrent baseline runs in one process',
+          baselineLabel: `50 concurrent baseline runs in one process, through ${baselineLabels['crewd-client']}`,
           ratio,
           target,
           met: failures === 0 && service.median >= 250 && ratio >= 0.5,
           note:
             `${rounds} rounds of ${roundMs / 1000} s; kickoff to SUCCESS p50 ${median(latencies).toFixed(0)} ms, ` +
-            `p99 ${percentile(latencies, 99).toFixed(0)} ms` +
+            `p99 ${percentile(latencies, 99).toFixed(0)} ms; beside ${baselineLabels.generateText}: ` +
+            `${generateTextRate.toFixed(0)}/s, ratio ${(service.median / generateTextRate).toFixed(2)}x` +
             (failures === 0 ? '' : `; ${failures} executions did not succeed`),
         },
       ];

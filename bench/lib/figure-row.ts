@@ -10,7 +10,7 @@ export interface FigureRow {
   /** Lowest and highest round, beside the median. */
   readonly range?: { readonly min: number; readonly max: number; readonly rounds: number };
   readonly baseline: number | null;
-  /** What the baseline is, e.g. `3 direct generateText calls`. */
+  /** What the baseline is, e.g. `3 direct calls through crewd's model client`. */
   readonly baselineLabel?: string;
   /** value / baseline, where that means something. */
   readonly ratio: number | null;
