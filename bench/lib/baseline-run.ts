@@ -58,7 +58,6 @@ function crewdClientCall(modelUrl: string): Call {
     timeoutMs: 120_000,
     fetch: createModelFetch(),
   });
-  const signal = new AbortController().signal;
   return async (system, prompt) => {
     const response = await model.generate(
       {
@@ -67,7 +66,7 @@ function crewdClientCall(modelUrl: string): Call {
           { role: 'user', content: prompt },
         ],
       },
-      signal,
+      new AbortController().signal,
     );
     return response.text;
   };
