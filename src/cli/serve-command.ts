@@ -1,9 +1,11 @@
 import type { Command } from 'commander';
+import { setFlagsFromString } from 'node:v8';
 import { readServeConfig } from '../config.ts';
 import type { ServeFlags } from '../config.ts';
 import type { RunningServer } from '../main.ts';
 import type { CliContext } from './cli-context.ts';
 import { explainFailure } from './describe-error.ts';
+import { heapGrowthFlag } from './heap-growth.ts';
 
 /** `crewd serve <crew-dir>`: serves a crew until SIGTERM or SIGINT, then shuts down cleanly. */
 export function registerServeCommand(program: Command, context: CliContext): void {
@@ -19,6 +21,9 @@ export function registerServeCommand(program: Command, context: CliContext): voi
     )
     .action(async (crewDir: string, flags: ServeFlags) => {
       const config = readServeConfig(crewDir, flags, context.env);
+      // A long-running server: read once per collection by V8, so setting it before the server starts is enough.
+      const heapFlag = heapGrowthFlag(process.execArgv);
+      if (heapFlag !== undefined) setFlagsFromString(heapFlag);
       // Loaded here, not at the top, so the other commands start without the whole server.
       const { startServer } = await import('../main.ts');
       let server: RunningServer;
