@@ -75,6 +75,20 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     timer.unref();
   }
 
+  /**
+   * Attempts that end in the same turn of the event loop share one claim: a claim scans the pending messages, so
+   * one per finished attempt would cost more as the backlog grows.
+   */
+  let pollQueued = false;
+  function pollAfterCompletions(): void {
+    if (pollQueued) return;
+    pollQueued = true;
+    setImmediate(() => {
+      pollQueued = false;
+      poll();
+    });
+  }
+
   function poll(): void {
     if (!running) return;
     if (polling !== undefined) {
@@ -115,7 +129,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
         .finally(() => {
           inFlight.delete(message.id);
           // The next message to the same receiver may be claimable now.
-          poll();
+          pollAfterCompletions();
         });
       inFlight.set(message.id, attempt);
     }
