@@ -16,7 +16,10 @@ export function toProviderPrompt(messages: readonly ChatMessage[]): LanguageMode
       case 'assistant': {
         const calls = message.toolCalls ?? [];
         // A turn that only called tools carries no text part.
-        const text = message.content === '' && calls.length > 0 ? [] : [{ type: 'text' as const, text: message.content }];
+        const text =
+          message.content === '' && calls.length > 0
+            ? []
+            : [{ type: 'text' as const, text: message.content }];
         return {
           role: 'assistant',
           content: [
