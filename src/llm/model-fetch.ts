@@ -23,7 +23,7 @@ export function createModelFetch(): typeof globalThis.fetch {
       body: body ?? null,
       signal: init?.signal ?? null,
     });
-    const bytes = Buffer.from(await response.body.arrayBuffer());
+    const bytes = await response.body.arrayBuffer();
     return new Response(hasNoBody(response.statusCode) ? null : bytes, {
       status: response.statusCode,
       headers: responseHeaders(response.headers),

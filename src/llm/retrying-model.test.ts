@@ -10,6 +10,18 @@ import { createModelFetch } from './model-fetch.ts';
 /** The HTTP client the model resolver gives every model. */
 const modelFetch = createModelFetch();
 
+/** A real OpenAI model pointed at the fake server, as the resolver would make it. */
+function openAIModelAt(baseURL: string) {
+  return createOpenAIModel({
+    fetch: modelFetch,
+    modelId: 'openai/m',
+    model: 'm',
+    apiKey: 'k',
+    baseURL,
+    timeoutMs: 5_000,
+  });
+}
+
 let server: FakeOpenAIServer | undefined;
 
 afterEach(async () => {
@@ -52,17 +64,7 @@ describe('withRetries', () => {
     server = await startFakeOpenAI();
     server.enqueue({ status: 429, headers: { 'retry-after': '2' } }, { content: 'Finally.' });
     const { delays, sleep } = recordingSleep();
-    const model = withRetries(
-      createOpenAIModel({
-        fetch: modelFetch,
-        modelId: 'openai/m',
-        model: 'm',
-        apiKey: 'k',
-        baseURL: server.url,
-        timeoutMs: 5_000,
-      }),
-      { sleep },
-    );
+    const model = withRetries(openAIModelAt(server.url), { sleep });
 
     const response = await model.generate(request, never);
 
@@ -76,17 +78,7 @@ describe('withRetries', () => {
       respond: () => ({ status: 500, errorMessage: 'internal failure for key sk-live-TOPSECRET' }),
     });
     const { delays, sleep } = recordingSleep();
-    const model = withRetries(
-      createOpenAIModel({
-        fetch: modelFetch,
-        modelId: 'openai/m',
-        model: 'm',
-        apiKey: 'k',
-        baseURL: server.url,
-        timeoutMs: 5_000,
-      }),
-      { maxRetries: 4, sleep, random: () => 0.5 },
-    );
+    const model = withRetries(openAIModelAt(server.url), { maxRetries: 4, sleep, random: () => 0.5 });
 
     const error = await model.generate(request, never).catch((failure: unknown) => failure);
 
