@@ -19,6 +19,8 @@ export interface CrewdServer {
    * started with `gcHook`. Tells memory the server holds from garbage it has not collected yet.
    */
   collectGarbage(): Promise<NodeJS.MemoryUsage>;
+  /** The size of each V8 heap space in bytes, without collecting; only for servers started with `gcHook`. */
+  heapSpaces(): Promise<Record<string, number>>;
   /** SIGTERM and wait: the server closes cleanly (and writes its CPU profile when asked to). */
   stop(): Promise<void>;
 }
@@ -31,14 +33,22 @@ export interface CrewdServerOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** Node flags, e.g. `--cpu-prof`. */
   readonly nodeArgs?: readonly string[];
-  /** Lets `collectGarbage` work: a preloaded hook that collects on SIGUSR2 and prints the memory after. */
+  /**
+   * Lets `collectGarbage` and `heapSpaces` work: a preloaded hook that collects on SIGUSR2 and prints the memory
+   * after, and prints the heap's spaces on SIGWINCH.
+   */
   readonly gcHook?: boolean;
 }
 
-// Preloaded as a data: URL, so it needs no loader and no file; it only listens for a signal crewd does not use.
-const gcHook = `process.on('SIGUSR2', () => {
+// Preloaded as a data: URL, so it needs no loader and no file; it only listens for signals crewd does not use.
+const gcHook = `import v8 from 'node:v8';
+process.on('SIGUSR2', () => {
   globalThis.gc(); globalThis.gc();
   process.stderr.write('bench-gc ' + JSON.stringify(process.memoryUsage()) + '\\n');
+});
+process.on('SIGWINCH', () => {
+  const spaces = Object.fromEntries(v8.getHeapSpaceStatistics().map((space) => [space.space_name, space.space_size]));
+  process.stderr.write('bench-heap ' + JSON.stringify(spaces) + '\\n');
 });`;
 const gcArgs = ['--expose-gc', '--import', `data:text/javascript,${encodeURIComponent(gcHook)}`];
 
@@ -86,7 +96,8 @@ export async function startCrewdServer(options: CrewdServerOptions): Promise<Cre
     },
   );
   let tail = '';
-  let gcReports: NodeJS.MemoryUsage[] = [];
+  // What the gcHook printed, by tag, newest last.
+  let reports: { tag: string; value: unknown }[] = [];
   let partialLine = '';
   // Kept reading for the whole run: a full pipe would stall the server's logging and so the server.
   const keep = (chunk: Buffer): void => {
@@ -98,10 +109,24 @@ export async function startCrewdServer(options: CrewdServerOptions): Promise<Cre
     const lines = (partialLine + chunk.toString()).split('\n');
     partialLine = lines.pop() ?? '';
     for (const line of lines) {
-      if (line.startsWith('bench-gc ')) gcReports.push(JSON.parse(line.slice('bench-gc '.length)));
+      const match = /^(bench-gc|bench-heap) (.*)$/.exec(line);
+      if (match !== null) reports.push({ tag: match[1]!, value: JSON.parse(match[2]!) });
     }
   });
   const exited = new Promise<void>((done) => child.once('exit', () => done()));
+
+  async function askHook(signal: NodeJS.Signals, tag: string): Promise<unknown> {
+    if (options.gcHook !== true) throw new Error('this reading needs a server started with gcHook');
+    reports = [];
+    child.kill(signal);
+    const deadline = performance.now() + 30_000;
+    for (;;) {
+      const report = reports.find((entry) => entry.tag === tag);
+      if (report !== undefined) return report.value;
+      if (performance.now() > deadline) throw new Error(`the server did not answer ${signal}`);
+      await new Promise((done) => setTimeout(done, 20));
+    }
+  }
 
   const url = await waitForUrl(child, exited, () => tail);
   const startedInMs = performance.now() - started;
@@ -111,17 +136,13 @@ export async function startCrewdServer(options: CrewdServerOptions): Promise<Cre
     startedInMs,
     output: () => tail,
     async collectGarbage() {
-      if (options.gcHook !== true) throw new Error('collectGarbage needs a server started with gcHook');
-      gcReports = [];
-      child.kill('SIGUSR2');
-      const deadline = performance.now() + 30_000;
-      while (gcReports.length === 0) {
-        if (performance.now() > deadline) throw new Error('the server did not report after a collection');
-        await new Promise((done) => setTimeout(done, 20));
-      }
+      const usage = (await askHook('SIGUSR2', 'bench-gc')) as NodeJS.MemoryUsage;
       // V8 hands freed pages back to the system shortly after a collection, not during it: read RSS after that.
       await new Promise((done) => setTimeout(done, 500));
-      return { ...gcReports[0]!, rss: rssOf(child.pid!) };
+      return { ...usage, rss: rssOf(child.pid!) };
+    },
+    async heapSpaces() {
+      return (await askHook('SIGWINCH', 'bench-heap')) as Record<string, number>;
     },
     async stop() {
       if (child.exitCode === null && child.signalCode === null) {
