@@ -18,3 +18,15 @@ export async function sampleFor(read: () => number, forMs: number, everyMs = 100
   }
   return samples;
 }
+
+/**
+ * CPU time a process has used so far (user plus system, every thread), in milliseconds, from /proc (Linux). The
+ * kernel counts it in clock ticks, 100 a second on every Linux this runs on.
+ */
+export function cpuMsOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // The command name in parentheses may hold spaces: count fields after its closing parenthesis.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  const ticksPerSecond = 100;
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / ticksPerSecond;
+}

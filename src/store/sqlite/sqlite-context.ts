@@ -1,7 +1,9 @@
 import type Database from 'better-sqlite3';
-import { CrewdError } from '../../domain/errors.ts';
 import type { Row, RowDecoder } from '../row-decoder.ts';
 import { rowDecoder } from '../row-decoder.ts';
+import { storeError } from './store-error.ts';
+import type { WriteBatcher } from './write-batcher.ts';
+import { createWriteBatcher } from './write-batcher.ts';
 
 /** What the SQLite store's parts share: the connection, its prepared statements and the row decoder. */
 export interface SqliteContext {
@@ -9,6 +11,8 @@ export interface SqliteContext {
   /** The statement for this SQL, prepared on first use (after migrations have created the tables). */
   readonly statement: (sql: string) => Database.Statement<unknown[], Row>;
   readonly decode: RowDecoder;
+  /** Where the hot writes go: those of one event-loop turn share a transaction. */
+  readonly writes: WriteBatcher;
 }
 
 export function createSqliteContext(db: Database.Database): SqliteContext {
@@ -23,6 +27,7 @@ export function createSqliteContext(db: Database.Database): SqliteContext {
       }
       return statement;
     },
+    writes: createWriteBatcher(db),
     decode: rowDecoder({
       json: (value) => JSON.parse(value as string) as unknown,
       date: (value) => new Date(value as string),
@@ -39,18 +44,7 @@ export function settle<T>(work: () => T): Promise<T> {
     try {
       resolve(work());
     } catch (error) {
-      if (isBusy(error)) {
-        throw new CrewdError('DEPENDENCY_UNAVAILABLE', 'The database is busy', {
-          retryable: true,
-          cause: error,
-        });
-      }
-      throw error;
+      throw storeError(error);
     }
   });
-}
-
-function isBusy(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED';
 }

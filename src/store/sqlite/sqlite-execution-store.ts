@@ -1,5 +1,6 @@
 import { executionPage } from '../execution-cursor.ts';
 import { executionChangeValues, executionQueryValues, newExecutionValues } from '../row-encoder.ts';
+import type { Execution } from '../../domain/execution.ts';
 import type { EventStore, ExecutionChange, ExecutionStore } from '../store.ts';
 import type { SqliteContext } from './sqlite-context.ts';
 import { settle } from './sqlite-context.ts';
@@ -70,8 +71,13 @@ const selectEvents = `
   SELECT * FROM execution_events WHERE execution_id = ? AND sequence > ?
   ORDER BY sequence LIMIT ?`;
 
-export function sqliteExecutionStore({ db, statement, decode }: SqliteContext): ExecutionStore & EventStore {
-  const applyChange = db.transaction((change: ExecutionChange) => {
+export function sqliteExecutionStore({
+  statement,
+  decode,
+  writes,
+}: SqliteContext): ExecutionStore & EventStore {
+  // Runs inside a write transaction: the guarded update, then the events and messages only when it matched.
+  const applyChange = (change: ExecutionChange): Execution | null => {
     const values = { ...executionChangeValues(change), from_states: JSON.stringify(change.fromStates) };
     const row = statement(updateExecution).get(values);
     if (row === undefined) return null;
@@ -100,11 +106,11 @@ export function sqliteExecutionStore({ db, statement, decode }: SqliteContext): 
       );
     }
     return decode.execution(row);
-  });
+  };
 
   return {
     createExecution: (execution) =>
-      settle(() => {
+      writes.write(() => {
         const values = newExecutionValues(execution);
         const inserted = statement(insertExecution).get(values);
         if (inserted !== undefined) return { created: true, execution: decode.execution(inserted) };
@@ -139,7 +145,7 @@ export function sqliteExecutionStore({ db, statement, decode }: SqliteContext): 
           .map((row) => row.id as string),
       ),
 
-    applyChange: (change) => settle(() => applyChange.immediate(change)),
+    applyChange: (change) => writes.write(() => applyChange(change)),
 
     countByState: () => settle(() => decode.stateCounts(statement(countStates).all())),
 

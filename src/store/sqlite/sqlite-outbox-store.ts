@@ -43,18 +43,19 @@ const selectDeliveries = `
 
 const countFailed = "SELECT count(*) AS count FROM outbox_messages WHERE status = 'failed'";
 
-export function sqliteOutboxStore({ db, statement, decode }: SqliteContext): OutboxStore {
-  const recordDelivery = db.transaction((attempt: DeliveryAttempt, outcome: DeliveryOutcome) => {
+export function sqliteOutboxStore({ statement, decode, writes }: SqliteContext): OutboxStore {
+  // Runs inside a write transaction.
+  const recordDelivery = (attempt: DeliveryAttempt, outcome: DeliveryOutcome): void => {
     const values = deliveryValues(attempt, outcome);
     if (statement(updateMessage).run(values).changes === 0) {
       throw new CrewdError('NOT_FOUND', 'Unknown outbox message');
     }
     statement(insertAttempt).run(values);
-  });
+  };
 
   return {
     claimDueMessages: (now, limit, leaseMs) =>
-      settle(() =>
+      writes.write(() =>
         statement(claimMessages)
           .all({
             now: now.toISOString(),
@@ -65,7 +66,7 @@ export function sqliteOutboxStore({ db, statement, decode }: SqliteContext): Out
           .map((row) => decode.outboxMessage(row)),
       ),
 
-    recordDelivery: (attempt, outcome) => settle(() => recordDelivery.immediate(attempt, outcome)),
+    recordDelivery: (attempt, outcome) => writes.write(() => recordDelivery(attempt, outcome)),
 
     listDeliveries: (executionId) =>
       settle(() => decode.deliveries(statement(selectDeliveries).all(executionId))),

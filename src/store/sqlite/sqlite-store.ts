@@ -53,6 +53,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       close: async () => {
         await checkpointer?.stop();
         await settle(() => {
+          context.writes.flush();
           db.close();
         });
       },
