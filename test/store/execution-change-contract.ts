@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { AgentStep } from '../../src/domain/events.ts';
-import type { ExecutionChange } from '../../src/store/store.ts';
+import type { ExecutionChange, NewOutboxMessage } from '../../src/store/store.ts';
 import type { StoreHarness } from './store-harness.ts';
 import { at, newExecution, outboxMessage, t0, taskOutput } from './store-fixtures.ts';
 
@@ -184,6 +184,99 @@ export function describeExecutionChangeContract(harness: StoreHarness): void {
       expect(stored!.feedback).toEqual(winners[0]!.feedback);
       expect(stored!.feedback).toHaveLength(1);
       expect(await store.listEvents(execution.id, 0, 10)).toHaveLength(1);
+    });
+
+    it('applies changes to several executions asked for at once, each on its own terms', async () => {
+      const store = await harness.open();
+      const created = await Promise.all(
+        Array.from({ length: 6 }, async () => (await store.createExecution(newExecution())).execution),
+      );
+      const messages = created.map((execution) =>
+        outboxMessage('https://hooks.example.com/t', { payload: { kickoff_id: execution.id } }),
+      );
+      const start = (index: number, fromStates: ExecutionChange['fromStates']) =>
+        store.applyChange({
+          executionId: created[index]!.id,
+          fromStates,
+          state: 'RUNNING',
+          patch: { currentTask: `task-${index}` },
+          appendOutput: taskOutput(`task-${index}`),
+          events: [
+            { type: 'task-start', data: { index } },
+            { type: 'task-end', data: { index } },
+          ],
+          outbox: [messages[index]!],
+          now: at(1),
+        });
+
+      // The last change expects a state its execution is not in.
+      const results = await Promise.all(
+        created.map((_, index) => start(index, index === 5 ? ['PAUSED'] : ['PENDING'])),
+      );
+
+      results.slice(0, 5).forEach((result, index) => {
+        expect(result).toMatchObject({
+          id: created[index]!.id,
+          state: 'RUNNING',
+          currentTask: `task-${index}`,
+        });
+        expect(result!.outputs).toEqual([taskOutput(`task-${index}`)]);
+        expect(result!.lastEventSequence).toBe(2);
+      });
+      expect(results[5]).toBeNull();
+      for (const [index, execution] of created.entries()) {
+        const events = await store.listEvents(execution.id, 0, 10);
+        const deliveries = await store.listDeliveries(execution.id);
+        if (index === 5) {
+          expect(events).toEqual([]);
+          expect(deliveries).toEqual([]);
+          expect((await store.getExecution(execution.id))!.state).toBe('PENDING');
+          continue;
+        }
+        expect(events.map((event) => [event.sequence, event.type, event.data])).toEqual([
+          [1, 'task-start', { index }],
+          [2, 'task-end', { index }],
+        ]);
+        expect(deliveries.map((delivery) => delivery.id)).toEqual([messages[index]!.id]);
+      }
+    });
+
+    it('fails only the change that cannot be written when several are asked for at once', async () => {
+      const store = await harness.open();
+      const created = await Promise.all(
+        Array.from({ length: 3 }, async () => (await store.createExecution(newExecution())).execution),
+      );
+      const taken = outboxMessage('https://hooks.example.com/t');
+      await store.applyChange({
+        executionId: created[0]!.id,
+        fromStates: ['PENDING'],
+        outbox: [taken],
+        now: at(1),
+      });
+      const start = (index: number, message: NewOutboxMessage) =>
+        store.applyChange({
+          executionId: created[index]!.id,
+          fromStates: ['PENDING'],
+          state: 'RUNNING',
+          events: [{ type: 'task-start', data: { index } }],
+          outbox: [message],
+          now: at(2),
+        });
+
+      // The second reuses a message id that is already stored.
+      const results = await Promise.allSettled([
+        start(1, outboxMessage('https://hooks.example.com/t')),
+        start(2, taken),
+        start(0, outboxMessage('https://hooks.example.com/t')),
+      ]);
+
+      expect(results.map((result) => result.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      expect((await store.getExecution(created[1]!.id))!.state).toBe('RUNNING');
+      expect((await store.getExecution(created[2]!.id))!.state).toBe('PENDING');
+      expect(await store.listEvents(created[2]!.id, 0, 10)).toEqual([]);
+      expect((await store.listEvents(created[0]!.id, 0, 10)).map((event) => event.type)).toEqual([
+        'task-start',
+      ]);
     });
 
     it('lets exactly one of several concurrent changes from the same state win', async () => {

@@ -1,6 +1,8 @@
 import { executionPage } from '../execution-cursor.ts';
 import { executionChangeValues, executionQueryValues, newExecutionValues } from '../row-encoder.ts';
+import type { Execution } from '../../domain/execution.ts';
 import type { EventStore, ExecutionStore } from '../store.ts';
+import { createChangeBatcher } from './change-batcher.ts';
 import { namedQuery } from './named-query.ts';
 import type { PostgresContext } from './postgres-context.ts';
 
@@ -45,44 +47,58 @@ function appendJson(column: string, value: string): string {
     ) AS item) END`;
 }
 
-// One statement, so one transaction: the guarded update is a compare-and-set (a concurrent change waits on the row
-// lock, then finds the guard no longer holds), and the events and outbox messages are written only when it matched.
-// `last_event_sequence` reserves the events' numbers.
-const applyChange = namedQuery(
-  'apply_execution_change',
-  `WITH updated AS (
-     UPDATE executions SET
-       state = coalesce(:state::text, state),
-       current_task = CASE WHEN :set_current_task::int = 1 THEN :current_task::text ELSE current_task END,
-       last_step = CASE WHEN :set_last_step::int = 1 THEN :last_step::json ELSE last_step END,
-       usage = coalesce(:usage::json, usage),
-       result = CASE WHEN :set_result::int = 1 THEN :result::text ELSE result END,
-       result_json = CASE WHEN :set_result_json::int = 1 THEN :result_json::json ELSE result_json END,
-       error = CASE WHEN :set_error::int = 1 THEN :error::text ELSE error END,
-       webhooks = coalesce(:webhooks::json, webhooks),
-       started_at = coalesce(:started_at::timestamptz, started_at),
-       finished_at = coalesce(:finished_at::timestamptz, finished_at),
-       outputs = ${appendJson('outputs', ':append_output')},
-       feedback = ${appendJson('feedback', ':append_feedback')},
-       pending = CASE WHEN :set_pending::int = 1 THEN :pending::json ELSE pending END,
-       last_event_sequence = last_event_sequence + :event_count::int,
-       updated_at = :now::timestamptz
-     WHERE id = :id
-       AND state = ANY(:from_states::text[])
-       AND (:expect_task::text IS NULL
-         OR (pending ->> 'taskId' = :expect_task::text AND (pending ->> 'attempt')::int = :expect_attempt::int))
-     RETURNING *
+// Changes to different executions, applied by one statement, so one transaction and one round trip: each guarded
+// update is a compare-and-set (a concurrent change waits on the row lock, then finds its guard no longer holds),
+// and a change's events and outbox messages are written only when its update matched. `last_event_sequence`
+// reserves the events' numbers. Values that are json in the row arrive as json text, as they would as parameters.
+export const applyChanges = namedQuery(
+  'apply_execution_changes',
+  `WITH change AS MATERIALIZED (
+     SELECT * FROM json_to_recordset(:changes::json) AS change(
+       ord int, id text, from_states json, expect_task text, expect_attempt int, state text,
+       set_current_task int, current_task text, set_last_step int, last_step text, usage text,
+       set_result int, result text, set_result_json int, result_json text, set_error int, error text,
+       webhooks text, started_at text, finished_at text, append_output text, append_feedback text,
+       set_pending int, pending text, event_count int, events json, outbox json, now text)
+   ), updated AS (
+     UPDATE executions AS execution SET
+       state = coalesce(change.state, execution.state),
+       current_task = CASE WHEN change.set_current_task = 1 THEN change.current_task ELSE execution.current_task END,
+       last_step = CASE WHEN change.set_last_step = 1 THEN change.last_step::json ELSE execution.last_step END,
+       usage = coalesce(change.usage::json, execution.usage),
+       result = CASE WHEN change.set_result = 1 THEN change.result ELSE execution.result END,
+       result_json = CASE WHEN change.set_result_json = 1 THEN change.result_json::json
+         ELSE execution.result_json END,
+       error = CASE WHEN change.set_error = 1 THEN change.error ELSE execution.error END,
+       webhooks = coalesce(change.webhooks::json, execution.webhooks),
+       started_at = coalesce(change.started_at::timestamptz, execution.started_at),
+       finished_at = coalesce(change.finished_at::timestamptz, execution.finished_at),
+       outputs = ${appendJson('execution.outputs', 'change.append_output')},
+       feedback = ${appendJson('execution.feedback', 'change.append_feedback')},
+       pending = CASE WHEN change.set_pending = 1 THEN change.pending::json ELSE execution.pending END,
+       last_event_sequence = execution.last_event_sequence + change.event_count,
+       updated_at = change.now::timestamptz
+     FROM change
+     -- The ids again as an array, so the planner looks the rows up by key instead of scanning the table.
+     WHERE execution.id = ANY(:ids::text[]) AND execution.id = change.id
+       AND execution.state IN (SELECT json_array_elements_text(change.from_states))
+       AND (change.expect_task IS NULL
+         OR (execution.pending ->> 'taskId' = change.expect_task
+           AND (execution.pending ->> 'attempt')::int = change.expect_attempt))
+     RETURNING execution.*, change.ord AS change_ord
    ), new_events AS (
      INSERT INTO execution_events (execution_id, sequence, type, data, created_at)
-     SELECT updated.id, updated.last_event_sequence - :event_count::int + event.ord,
-       event.value ->> 'type', event.value -> 'data', :now::timestamptz
-     FROM updated CROSS JOIN json_array_elements(:events::json) WITH ORDINALITY AS event(value, ord)
+     SELECT updated.id, updated.last_event_sequence - change.event_count + event.ord,
+       event.value ->> 'type', event.value -> 'data', change.now::timestamptz
+     FROM updated JOIN change ON change.ord = updated.change_ord
+       CROSS JOIN json_array_elements(change.events) WITH ORDINALITY AS event(value, ord)
    ), new_messages AS (
      INSERT INTO outbox_messages (id, execution_id, kind, url, payload, headers, next_attempt_at, created_at)
      SELECT message.value ->> 'id', updated.id, message.value ->> 'kind', message.value ->> 'url',
-       message.value -> 'payload', message.value -> 'headers', :now::timestamptz, :now::timestamptz
-     FROM updated CROSS JOIN json_array_elements(:outbox::json) WITH ORDINALITY AS message(value, ord)
-     ORDER BY message.ord
+       message.value -> 'payload', message.value -> 'headers', change.now::timestamptz, change.now::timestamptz
+     FROM updated JOIN change ON change.ord = updated.change_ord
+       CROSS JOIN json_array_elements(change.outbox) WITH ORDINALITY AS message(value, ord)
+     ORDER BY change.ord, message.ord
    )
    SELECT * FROM updated`,
 );
@@ -99,6 +115,23 @@ const selectEvents = namedQuery(
 );
 
 export function postgresExecutionStore({ query, decode }: PostgresContext): ExecutionStore & EventStore {
+  const changes = createChangeBatcher(async (batch) => {
+    const rows = await query(applyChanges, {
+      ids: batch.map((change) => change.executionId),
+      changes: JSON.stringify(
+        batch.map((change, ord) => ({
+          ...executionChangeValues(change),
+          ord,
+          from_states: change.fromStates,
+          events: change.events ?? [],
+          outbox: change.outbox ?? [],
+        })),
+      ),
+    });
+    const applied: (Execution | null)[] = batch.map(() => null);
+    for (const row of rows) applied[row.change_ord as number] = decode.execution(row);
+    return applied;
+  });
   return {
     createExecution: async (execution) => {
       const values = newExecutionValues(execution);
@@ -129,16 +162,7 @@ export function postgresExecutionStore({ query, decode }: PostgresContext): Exec
     listExecutionIds: async (states, limit) =>
       (await query(selectIds, { states, limit })).map((row) => row.id as string),
 
-    applyChange: async (change) => {
-      const [row] = await query(applyChange, {
-        ...executionChangeValues(change),
-        from_states: change.fromStates,
-        events: JSON.stringify(change.events ?? []),
-        outbox: JSON.stringify(change.outbox ?? []),
-      });
-      return row === undefined ? null : decode.execution(row);
-    },
-
+    applyChange: (change) => changes.apply(change),
     countByState: async () => decode.stateCounts(await query(countStates)),
 
     listEvents: async (executionId, afterSequence, limit) =>
