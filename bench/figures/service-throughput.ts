@@ -66,12 +66,20 @@ runFigure({ figure, metric, target }, async ({ quick, profileDir }) => {
         serverExecutions += completed;
         return (completed / elapsedMs) * 1000;
       };
+      // The baseline's CPU time per run, in this process (the model answers from its own).
+      let baselineCpuMs = 0;
+      let baselineRuns = 0;
       const serviceRates: number[] = [];
       const baselineRates: number[] = [];
       const generateTextRates: number[] = [];
       for (let round = 0; round < rounds; round += 1) {
         serviceRates.push(await serviceRound());
-        baselineRates.push(await rate(baselineRun, Math.min(roundMs, 1500)));
+        const cpuBefore = process.cpuUsage();
+        const { completed, elapsedMs } = await runFor(Math.min(roundMs, 1500), inFlight, baselineRun);
+        const cpu = process.cpuUsage(cpuBefore);
+        baselineCpuMs += (cpu.user + cpu.system) / 1000;
+        baselineRuns += completed;
+        baselineRates.push((completed / elapsedMs) * 1000);
         generateTextRates.push(await rate(generateTextRun, Math.min(roundMs, 1500)));
       }
 
@@ -94,7 +102,8 @@ runFigure({ figure, metric, target }, async ({ quick, profileDir }) => {
           note:
             `${rounds} rounds of ${roundMs / 1000} s; kickoff to SUCCESS p50 ${median(latencies).toFixed(0)} ms, ` +
             `p99 ${percentile(latencies, 99).toFixed(0)} ms; crewd CPU ` +
-            `${(serverCpuMs / serverExecutions).toFixed(2)} ms per execution; beside ${baselineLabels.generateText}: ` +
+            `${(serverCpuMs / serverExecutions).toFixed(2)} ms per execution, the baseline's ` +
+            `${(baselineCpuMs / baselineRuns).toFixed(2)} ms per run; beside ${baselineLabels.generateText}: ` +
             `${generateTextRate.toFixed(0)}/s, ratio ${(service.median / generateTextRate).toFixed(2)}x` +
             (failures === 0 ? '' : `; ${failures} executions did not succeed`),
         },
