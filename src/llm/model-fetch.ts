@@ -1,4 +1,4 @@
-import { Agent, request } from 'undici';
+import type { Agent } from 'undici';
 
 /** How long an idle connection to a model server stays open for the next call. */
 const keepAliveMs = 30_000;
@@ -8,16 +8,22 @@ const keepAliveMs = 30_000;
  * handed over as a `Response`. Node's global `fetch` wraps both bodies in web streams, which here cost as much CPU as
  * the rest of a model call. Only what provider clients send is taken this way (a URL, a string or byte body);
  * anything else goes to the global `fetch`. Redirects are not followed: model APIs answer where they are asked.
+ * undici is loaded with the first call, so a server whose crew never calls a model does not load it at start-up.
  */
 export function createModelFetch(): typeof globalThis.fetch {
-  const dispatcher = new Agent({ keepAliveTimeout: keepAliveMs });
+  let dispatcher: Promise<Agent> | undefined;
   return async (input, init) => {
     const body = init?.body;
     const simpleBody =
       body === undefined || body === null || typeof body === 'string' || body instanceof Uint8Array;
     if (input instanceof Request || !simpleBody) return globalThis.fetch(input, init);
-    const response = await request(input, {
-      dispatcher,
+    dispatcher ??= import('undici').then(({ Agent }) => new Agent({ keepAliveTimeout: keepAliveMs }));
+    const url = new URL(input);
+    const response = await (
+      await dispatcher
+    ).request({
+      origin: url.origin,
+      path: `${url.pathname}${url.search}`,
       method: init?.method ?? 'GET',
       headers: headerRecord(init?.headers),
       body: body ?? null,

@@ -1,4 +1,4 @@
-import { APICallError, RetryError } from 'ai';
+import { APICallError } from '@ai-sdk/provider';
 import { ModelCallError } from '../domain/errors.ts';
 import { retryAfterSeconds } from './retry-after.ts';
 
@@ -37,7 +37,6 @@ const connectionCodes = new Set([
  */
 export function toModelCallError(error: unknown, nowMs: number): ModelCallError {
   if (error instanceof ModelCallError) return error;
-  if (RetryError.isInstance(error)) return toModelCallError(error.lastError, nowMs);
   if (APICallError.isInstance(error) && error.statusCode !== undefined) {
     const status = error.statusCode;
     const hint = statusHints[status];

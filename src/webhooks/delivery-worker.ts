@@ -62,7 +62,8 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   const random = options.random ?? Math.random;
   const sign = createWebhookSigner(options.secret);
   const inFlight = new Map<string, Promise<void>>();
-  let agent: Agent | undefined;
+  // Created with the first message to send (loading undici then), closed on stop.
+  let agent: Promise<Agent> | undefined;
   let running = false;
   let timer: NodeJS.Timeout | undefined;
   let polling: Promise<void> | undefined;
@@ -114,11 +115,18 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       options.logger?.warn({ err: error }, 'could not read the webhook outbox');
       return;
     }
+    if (messages.length === 0 || !running) return;
+    agent ??= createGuardedAgent({
+      allowPrivate: options.allowPrivate,
+      connectTimeoutMs: timeoutMs,
+      ...(options.lookup === undefined ? {} : { lookup: options.lookup }),
+    });
+    const dispatcher = await agent;
     let launched = 0;
     for (const message of messages) {
-      if (!running || inFlight.has(message.id) || agent === undefined) continue;
+      if (!running || inFlight.has(message.id)) continue;
       launched += 1;
-      const attempt = deliver(agent, message)
+      const attempt = deliver(dispatcher, message)
         .catch((error: unknown) => {
           // Unrecorded: the lease runs out and the message is tried again.
           options.logger?.warn(
@@ -219,11 +227,6 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     start() {
       if (running) return;
       running = true;
-      agent = createGuardedAgent({
-        allowPrivate: options.allowPrivate,
-        connectTimeoutMs: timeoutMs,
-        ...(options.lookup === undefined ? {} : { lookup: options.lookup }),
-      });
       poll();
     },
     async stop() {
@@ -233,7 +236,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       await Promise.allSettled(inFlight.values());
       const closing = agent;
       agent = undefined;
-      await closing?.close();
+      await (await closing)?.close();
     },
     wake() {
       poll();

@@ -1,4 +1,3 @@
-import { request } from 'undici';
 import type { Dispatcher } from 'undici';
 import { TargetRefusedError } from './target-guard.ts';
 
@@ -26,14 +25,16 @@ class AttemptTimeout extends Error {}
 
 /**
  * POSTs one webhook through `dispatcher` and reports what happened; it never throws. Redirects are not followed:
- * undici's `request` has no redirect handling unless an interceptor adds it, so a 3xx is a failed attempt.
+ * a dispatcher has no redirect handling unless an interceptor adds it, so a 3xx is a failed attempt.
  */
 export async function sendWebhook(dispatcher: Dispatcher, webhook: WebhookRequest): Promise<SendResult> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new AttemptTimeout()), webhook.timeoutMs);
   try {
-    const response = await request(webhook.url, {
-      dispatcher,
+    const url = new URL(webhook.url);
+    const response = await dispatcher.request({
+      origin: url.origin,
+      path: `${url.pathname}${url.search}`,
       method: 'POST',
       headers: webhook.headers,
       body: webhook.body,

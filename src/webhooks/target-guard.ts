@@ -2,7 +2,7 @@ import { lookup as dnsLookup } from 'node:dns';
 import { isIP } from 'node:net';
 import type { LookupFunction } from 'node:net';
 import ipaddr from 'ipaddr.js';
-import { Agent, buildConnector } from 'undici';
+import type { Agent, buildConnector } from 'undici';
 import { CrewdError } from '../domain/errors.ts';
 
 type Address = ipaddr.IPv4 | ipaddr.IPv6;
@@ -112,9 +112,11 @@ function guardLookup(lookup: LookupFunction): LookupFunction {
 /**
  * An undici Agent whose connector refuses forbidden targets: IP literals before connecting, names through the
  * lookup it hands to the socket (the address connected to is the one checked, so DNS rebinding does not pass), and
- * the socket's remote address once connected. Node's global fetch ignores custom agents; use undici's `request`.
+ * the socket's remote address once connected. Node's global fetch ignores custom agents; send through this one.
+ * undici is loaded here, on first use, so a server that sends no webhook does not load it at start-up.
  */
-export function createGuardedAgent(options: GuardedAgentOptions): Agent {
+export async function createGuardedAgent(options: GuardedAgentOptions): Promise<Agent> {
+  const { Agent, buildConnector } = await import('undici');
   const lookup = options.lookup ?? dnsLookup;
   if (options.allowPrivate) return new Agent({ connect: { timeout: options.connectTimeoutMs, lookup } });
   const base = buildConnector({ timeout: options.connectTimeoutMs, lookup: guardLookup(lookup) });

@@ -149,7 +149,11 @@ describe('webhook target guard', () => {
 
 describe('createGuardedAgent', () => {
   it('refuses inside the connector, so a plain undici request through it cannot reach a local target', async () => {
-    const agent = createGuardedAgent({ allowPrivate: false, connectTimeoutMs: 2000, lookup: hostileLookup });
+    const agent = await createGuardedAgent({
+      allowPrivate: false,
+      connectTimeoutMs: 2000,
+      lookup: hostileLookup,
+    });
     const before = receiver.connections();
     try {
       for (const url of [
