@@ -113,6 +113,30 @@ describe('GET /status/{kickoff_id}', () => {
     ]);
   });
 
+  it('answers a finished execution with the same JSON on every read', async () => {
+    api.service.put(
+      makeExecution({
+        id: 'done-2',
+        state: 'SUCCESS',
+        outputs: [taskOutput('research', 'R')],
+        result: 'R',
+        startedAt: started,
+        finishedAt: new Date('2025-01-01T10:00:02.000Z'),
+      }),
+    );
+
+    const first = await api.request('/status/done-2');
+    const second = await api.request('/done-2/status');
+
+    for (const response of [first, second]) {
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    }
+    const text = await first.text();
+    expect(await second.text()).toBe(text);
+    expect(JSON.parse(text)).toMatchObject({ kickoff_id: 'done-2', state: 'SUCCESS', execution_time: 1 });
+  });
+
   it('carries the error text in result when the execution failed', async () => {
     api.service.put(
       makeExecution({
