@@ -6,6 +6,8 @@ export interface CrewdClient {
   kickoff(body: Record<string, unknown>): Promise<string>;
   /** GET a path with the token; resolves with the status code and parsed body. */
   get(path: string): Promise<{ status: number; body: unknown }>;
+  /** POST a JSON body with the token; rejects unless the answer is 2xx. */
+  post(path: string, body: Record<string, unknown>): Promise<unknown>;
   /**
    * Follows the execution's event stream until it ends and resolves with its final state. This is how a client
    * learns of the end at once without polling, so the figure measures the server, not a polling interval.
@@ -32,6 +34,18 @@ export function crewdClient(url: string, connections = 256): CrewdClient {
     const text = await response.body.text();
     if (response.statusCode !== 200) throw new Error(`kickoff answered ${response.statusCode}: ${text}`);
     return (JSON.parse(text) as { kickoff_id: string }).kickoff_id;
+  }
+
+  async function post(path: string, body: Record<string, unknown>): Promise<unknown> {
+    const response = await pool.request({
+      method: 'POST',
+      path,
+      headers: { authorization, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    const text = await response.body.text();
+    if (response.statusCode >= 300) throw new Error(`POST ${path} answered ${response.statusCode}: ${text}`);
+    return JSON.parse(text) as unknown;
   }
 
   async function get(path: string): Promise<{ status: number; body: unknown }> {
@@ -85,5 +99,5 @@ export function crewdClient(url: string, connections = 256): CrewdClient {
     }
   }
 
-  return { kickoff, get, waitForEnd, waitForState, close: () => pool.close() };
+  return { kickoff, get, post, waitForEnd, waitForState, close: () => pool.close() };
 }
