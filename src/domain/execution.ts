@@ -80,6 +80,8 @@ export interface Execution {
   readonly updatedAt: Date;
   /** The sequence of the execution's latest event: its event log holds events 1 to this. */
   readonly lastEventSequence: number;
+  /** Counts the changes the execution has seen: a reader holding this revision holds its latest state. */
+  readonly revision: number;
   readonly startedAt: Date | null;
   readonly finishedAt: Date | null;
 }

@@ -14,7 +14,7 @@ import type {
 import type { Dispatcher } from './dispatcher.ts';
 import type { EventHub } from './event-hub.ts';
 import { eventRecord, executionEndType } from './event-records.ts';
-import { FinishedExecutions } from './finished-executions.ts';
+import { RecentExecutions } from './recent-executions.ts';
 import type {
   Caller,
   ExecutionService,
@@ -43,12 +43,12 @@ export interface CrewServiceDeps {
 const eventPollMs = 1000;
 const eventPageSize = 500;
 /** Finished executions kept for status reads: a few KB each. */
-const finishedCacheSize = 1000;
+const recentCacheSize = 1000;
 
 /** The execution service: kickoff, status, resume and cancel over the store, with runs handed to a dispatcher. */
 export class CrewService implements ExecutionService {
   readonly crew: CrewDefinition;
-  readonly #finished = new FinishedExecutions(finishedCacheSize);
+  readonly #recent = new RecentExecutions(recentCacheSize);
 
   constructor(private readonly deps: CrewServiceDeps) {
     this.crew = deps.crew;
@@ -88,11 +88,26 @@ export class CrewService implements ExecutionService {
   }
 
   async get(executionId: string, caller: Caller): Promise<Execution> {
-    const execution = this.#finished.get(executionId) ?? (await this.deps.store.getExecution(executionId));
-    if (execution !== null) this.#finished.offer(execution);
+    const execution = await this.#read(executionId);
     if (execution === null || !visibleTo(execution, caller)) {
       throw new CrewdError('NOT_FOUND', `No execution with id ${executionId}`);
     }
+    return execution;
+  }
+
+  /**
+   * The execution as committed. A remembered copy is used while it is current (finished, or its revision unchanged
+   * in the store), so a poll costs one small read; the same object comes back each time, for callers that keep
+   * what they derived from it.
+   */
+  async #read(executionId: string): Promise<Execution | null> {
+    const known = this.#recent.get(executionId);
+    if (known !== undefined) {
+      if (isFinished(known.state)) return known;
+      if ((await this.deps.store.getExecutionRevision(executionId)) === known.revision) return known;
+    }
+    const execution = await this.deps.store.getExecution(executionId);
+    if (execution !== null) this.#recent.remember(execution);
     return execution;
   }
 

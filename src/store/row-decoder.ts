@@ -61,6 +61,7 @@ export function rowDecoder(codec: RowCodec): RowDecoder {
       createdAt: codec.date(row.created_at),
       updatedAt: codec.date(row.updated_at),
       lastEventSequence: Number(row.last_event_sequence),
+      revision: Number(row.revision),
       startedAt: nullableDate(row.started_at),
       finishedAt: nullableDate(row.finished_at),
     }),

@@ -94,6 +94,8 @@ export interface ExecutionChange {
 export interface ExecutionStore {
   createExecution(execution: NewExecution): Promise<CreateExecutionResult>;
   getExecution(id: string): Promise<Execution | null>;
+  /** The execution's revision alone, or null when it does not exist: a cheap check that a copy is still current. */
+  getExecutionRevision(id: string): Promise<number | null>;
   listExecutions(query: ExecutionQuery): Promise<ExecutionPage>;
   /** Ids of executions in these states, oldest first (recovery and dispatch). */
   listExecutionIds(states: readonly ExecutionState[], limit: number): Promise<readonly string[]>;

@@ -60,6 +60,7 @@ export function describeExecutionChangeContract(harness: StoreHarness): void {
         webhooks,
         finishedAt: at(2),
         updatedAt: at(2),
+        revision: 2,
       });
       expect(Object.keys(finished!.resultJson!)).toEqual(['b', 'a']);
       expect(await store.getExecution(execution.id)).toEqual(finished);
@@ -71,6 +72,37 @@ export function describeExecutionChangeContract(harness: StoreHarness): void {
         now: at(3),
       });
       expect(failedText).toMatchObject({ error: 'Late error', lastStep: null, result: 'All done' });
+    });
+
+    it('counts every applied change in the revision, which can be read alone', async () => {
+      const store = await harness.open();
+      const { execution } = await store.createExecution(newExecution());
+      expect(await store.getExecutionRevision(execution.id)).toBe(0);
+      expect(await store.getExecutionRevision('no-such-execution')).toBeNull();
+
+      const running = await store.applyChange({
+        executionId: execution.id,
+        fromStates: ['PENDING'],
+        state: 'RUNNING',
+        now: at(1),
+      });
+      // No events, so the revision is the only thing that tells this change from the one before.
+      const touched = await store.applyChange({
+        executionId: execution.id,
+        fromStates: ['RUNNING'],
+        patch: { currentTask: 'research' },
+        now: at(1),
+      });
+      const refused = await store.applyChange({
+        executionId: execution.id,
+        fromStates: ['PAUSED'],
+        state: 'SUCCESS',
+        now: at(2),
+      });
+
+      expect([running?.revision, touched?.revision, refused]).toEqual([1, 2, null]);
+      expect(await store.getExecutionRevision(execution.id)).toBe(2);
+      expect((await store.getExecution(execution.id))!.revision).toBe(2);
     });
 
     it('returns null and writes nothing when the execution is not in one of the expected states', async () => {

@@ -43,6 +43,7 @@ export function describeExecutionStoreContract(harness: StoreHarness): void {
         createdAt: t0,
         updatedAt: t0,
         lastEventSequence: 0,
+        revision: 0,
         startedAt: null,
         finishedAt: null,
       };

@@ -92,6 +92,11 @@ export const postgresMigrations: readonly Migration[] = [
       CREATE INDEX delivery_attempts_message ON delivery_attempts (message_id, id);
     `,
   },
+  {
+    version: 2,
+    name: 'execution revision',
+    sql: `ALTER TABLE executions ADD COLUMN revision bigint NOT NULL DEFAULT 0;`,
+  },
 ];
 
 /**

@@ -23,6 +23,10 @@ const selectByIdempotencyKey = namedQuery(
 
 const selectExecution = namedQuery('select_execution', 'SELECT * FROM executions WHERE id = :id');
 
+const selectRevision = namedQuery(
+  'select_execution_revision',
+  'SELECT revision FROM executions WHERE id = :id',
+);
 const selectPage = namedQuery(
   'select_execution_page',
   `SELECT * FROM executions
@@ -77,6 +81,7 @@ export const applyChanges = namedQuery(
        feedback = ${appendJson('execution.feedback', 'change.append_feedback')},
        pending = CASE WHEN change.set_pending = 1 THEN change.pending::json ELSE execution.pending END,
        last_event_sequence = execution.last_event_sequence + change.event_count,
+       revision = execution.revision + 1,
        updated_at = change.now::timestamptz
      FROM change
      -- The ids again as an array, so the planner looks the rows up by key instead of scanning the table.
@@ -151,6 +156,10 @@ export function postgresExecutionStore({ query, decode }: PostgresContext): Exec
       return row === undefined ? null : decode.execution(row);
     },
 
+    getExecutionRevision: async (id) => {
+      const [row] = await query(selectRevision, { id });
+      return row === undefined ? null : Number(row.revision);
+    },
     listExecutions: async (request) => {
       const rows = await query(selectPage, executionQueryValues(request));
       return executionPage(

@@ -88,6 +88,11 @@ export const sqliteMigrations: readonly Migration[] = [
       CREATE INDEX delivery_attempts_message ON delivery_attempts (message_id, id);
     `,
   },
+  {
+    version: 2,
+    name: 'execution revision',
+    sql: `ALTER TABLE executions ADD COLUMN revision INTEGER NOT NULL DEFAULT 0;`,
+  },
 ];
 
 /** Applies the migrations not yet recorded; `BEGIN IMMEDIATE` makes a second process wait, then find none. */

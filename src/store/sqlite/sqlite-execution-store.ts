@@ -50,6 +50,7 @@ const updateExecution = `
       ELSE json_insert(feedback, '$[#]', json(:append_feedback)) END,
     pending = CASE WHEN :set_pending THEN :pending ELSE pending END,
     last_event_sequence = last_event_sequence + :event_count,
+    revision = revision + 1,
     updated_at = :now
   WHERE id = :id
     AND state IN (SELECT value FROM json_each(:from_states))
@@ -65,6 +66,7 @@ const insertOutboxMessage = `
   INSERT INTO outbox_messages (id, execution_id, kind, url, payload, headers, next_attempt_at, created_at)
   VALUES (?, ?, ?, ?, ?, ?, ?, ?)`;
 
+const selectRevision = 'SELECT revision FROM executions WHERE id = ?';
 const countStates = 'SELECT state, count(*) AS count FROM executions GROUP BY state';
 
 const selectEvents = `
@@ -129,6 +131,11 @@ export function sqliteExecutionStore({
         return row === undefined ? null : decode.execution(row);
       }),
 
+    getExecutionRevision: (id) =>
+      settle(() => {
+        const row = statement(selectRevision).get(id);
+        return row === undefined ? null : Number(row.revision);
+      }),
     listExecutions: (query) =>
       settle(() => {
         const rows = statement(selectPage).all(executionQueryValues(query));

@@ -73,6 +73,7 @@ export function makeExecution(overrides: Partial<Execution> & { id: string }): E
     createdAt,
     updatedAt: createdAt,
     lastEventSequence: 0,
+    revision: 0,
     startedAt: null,
     finishedAt: null,
     ...overrides,
