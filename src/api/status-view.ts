@@ -66,7 +66,8 @@ function agentRole(crew: CrewDefinition, taskId: string, inputs: Execution['inpu
   return role === undefined ? task.agent : interpolate(role, inputs);
 }
 
-function executionSeconds(execution: Execution, now: Date): number | null {
+/** Seconds from start to finish, or to `now` while running; null before the start. */
+export function executionSeconds(execution: Execution, now: Date): number | null {
   if (execution.startedAt === null) return null;
   const end = execution.finishedAt ?? now;
   return Math.max(0, end.getTime() - execution.startedAt.getTime()) / 1000;

@@ -1,7 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CrewdError } from '../../domain/errors.ts';
-import { isFinished } from '../../domain/execution.ts';
-import type { Execution, HumanInputWebhook } from '../../domain/execution.ts';
+import type { HumanInputWebhook } from '../../domain/execution.ts';
 import { assertCredentialsSafe } from '../../webhooks/payloads.ts';
 import { callerOf } from '../bearer-auth.ts';
 import {
@@ -16,7 +15,7 @@ import {
   resumeResponseSchema,
   statusViewSchema,
 } from '../response-schemas.ts';
-import type { StatusView } from '../response-schemas.ts';
+import { StatusBodies } from '../status-bodies.ts';
 import { toStatusView } from '../status-view.ts';
 import { bearerSecurity } from './route-context.ts';
 import type { RouteContext, ZodApp } from './route-context.ts';
@@ -86,21 +85,13 @@ export function registerCrewRoutes(app: ZodApp, context: RouteContext): void {
       response: { 200: statusViewSchema },
     },
   };
-  // A finished execution's status never changes, and the service hands out the same object for it while it stays
-  // in its cache of finished executions: clients polling for a result get a body serialized once.
-  const finishedBodies = new WeakMap<Execution, string>();
+  const bodies = new StatusBodies(service.crew);
   const status = async (
     request: FastifyRequest<{ Params: { kickoffId: string } }>,
     reply: FastifyReply,
-  ): Promise<StatusView | undefined> => {
+  ): Promise<undefined> => {
     const execution = await service.get(request.params.kickoffId, callerOf(request));
-    if (!isFinished(execution.state)) return toStatusView(execution, service.crew, clock());
-    let body = finishedBodies.get(execution);
-    if (body === undefined) {
-      body = JSON.stringify(toStatusView(execution, service.crew, clock()));
-      finishedBodies.set(execution, body);
-    }
-    void reply.type('application/json; charset=utf-8').send(body);
+    void reply.type('application/json; charset=utf-8').send(bodies.body(execution, clock()));
     return undefined;
   };
   app.get('/status/:kickoffId', statusRoute, status);
