@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/main.ts';
 import { startFakeOpenAI, type FakeOpenAIServer } from '../support/fake-openai-server.ts';
-import { apiClient, crewsDir, startCrewd, tempDatabase, testToken } from '../support/crewd.ts';
+import { apiClient, crewsDir, startCrewd, testToken, withServersSharingDatabase } from '../support/crewd.ts';
 
 let model: FakeOpenAIServer;
 let crewd: RunningServer;
@@ -98,11 +98,8 @@ describe('execution events', () => {
   });
 
   it('follows changes another server sharing the database makes, and ends with them', async () => {
-    const database = tempDatabase();
     const crewDir = join(crewsDir, 'sign-off-crew');
-    const first = await startCrewd({ crewDir, modelUrl: model.url, database });
-    const second = await startCrewd({ crewDir, modelUrl: model.url, database });
-    try {
+    await withServersSharingDatabase({ crewDir, modelUrl: model.url }, async (first, second) => {
       const firstApi = apiClient(first.url);
       const kickoff = await firstApi.post('/kickoff', { inputs: { document: 'the lease' } });
       const id = kickoff.body.kickoff_id as string;
@@ -119,9 +116,6 @@ describe('execution events', () => {
       expect(events.at(-2)!.event).toBe('human-input-request');
       expect(events.at(-1)!.event).toBe('execution-end');
       expect(events.at(-1)!.data).toMatchObject({ state: 'REVOKED' });
-    } finally {
-      await second.close();
-      await first.close();
-    }
+    });
   });
 });

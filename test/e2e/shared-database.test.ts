@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeOpenAIServer } from '../support/fake-openai-server.ts';
-import { apiClient, crewsDir, startCrewd, tempDatabase } from '../support/crewd.ts';
+import { apiClient, crewsDir, withServersSharingDatabase } from '../support/crewd.ts';
 
 let model: FakeOpenAIServer;
 
@@ -13,11 +13,8 @@ afterAll(() => model.close());
 
 describe('two servers sharing one database', () => {
   it('answers /status with what the other server committed, right after it answered', async () => {
-    const database = tempDatabase();
     const crewDir = join(crewsDir, 'sign-off-crew');
-    const first = await startCrewd({ crewDir, modelUrl: model.url, database });
-    const second = await startCrewd({ crewDir, modelUrl: model.url, database });
-    try {
+    await withServersSharingDatabase({ crewDir, modelUrl: model.url }, async (first, second) => {
       const firstApi = apiClient(first.url);
       const secondApi = apiClient(second.url);
       const kickoff = await firstApi.post('/kickoff', { inputs: { document: 'the lease' } });
@@ -36,9 +33,6 @@ describe('two servers sharing one database', () => {
 
       const status = await secondApi.get(`/status/${id}`);
       expect(status.body).toMatchObject({ state: 'SUCCESS', result: 'Prepared.', pending_human_input: null });
-    } finally {
-      await second.close();
-      await first.close();
-    }
+    });
   });
 });

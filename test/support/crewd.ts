@@ -38,6 +38,28 @@ export async function startCrewd(options: CrewdOptions & { modelUrl: string }): 
   return startServer(config, { env, logger: pino({ level: 'silent' }) });
 }
 
+/**
+ * Runs `use` with two servers of the same crew sharing one SQLite file, as two processes would, and closes both
+ * after.
+ */
+export async function withServersSharingDatabase(
+  options: { crewDir: string; modelUrl: string },
+  use: (first: RunningServer, second: RunningServer) => Promise<void>,
+): Promise<void> {
+  const database = tempDatabase();
+  const first = await startCrewd({ ...options, database });
+  const second = await startCrewd({ ...options, database }).catch(async (error: unknown) => {
+    await first.close();
+    throw error;
+  });
+  try {
+    await use(first, second);
+  } finally {
+    await second.close();
+    await first.close();
+  }
+}
+
 export interface CrewdProcess {
   readonly url: string;
   readonly child: ChildProcess;
