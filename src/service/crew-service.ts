@@ -56,7 +56,11 @@ export class CrewService implements ExecutionService {
 
   /** Queues every execution that was waiting or running when the process last stopped. */
   async recover(): Promise<number> {
-    const ids = await this.deps.store.listExecutionIds(['PENDING', 'RUNNING'], Number.MAX_SAFE_INTEGER);
+    const ids = await this.deps.store.listUnleasedIds(
+      ['PENDING', 'RUNNING'],
+      this.deps.clock(),
+      Number.MAX_SAFE_INTEGER,
+    );
     for (const id of ids) this.deps.dispatcher.submit(id);
     return ids.length;
   }

@@ -2,8 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { Execution, ExecutionState } from '../domain/execution.ts';
 import { RecentExecutions } from './recent-executions.ts';
 
-const execution = (id: string, state: ExecutionState, revision = 1) =>
-  ({ id, state, revision }) as Execution;
+const execution = (id: string, state: ExecutionState, revision = 1) => ({ id, state, revision }) as Execution;
 
 describe('RecentExecutions', () => {
   it('drops the oldest beyond its capacity', () => {

@@ -27,4 +27,3 @@ export class RecentExecutions {
     this.#entries.set(execution.id, execution);
   }
 }
-

@@ -71,6 +71,10 @@ export function executionChangeValues(change: ExecutionChange): RowValues {
     set_pending: present(change.pending),
     pending: json(change.pending),
     event_count: change.events?.length ?? 0,
+    lease_owner: change.lease?.owner ?? null,
+    set_lease: present(change.lease),
+    lease_holder: change.lease?.until == null ? null : change.lease.owner,
+    lease_until: iso(change.lease?.until),
     now: change.now.toISOString(),
   };
 }

@@ -88,7 +88,19 @@ export interface ExecutionChange {
   readonly events?: readonly NewExecutionEvent[];
   /** Webhook messages to deliver once this change is committed. */
   readonly outbox?: readonly NewOutboxMessage[];
+  /**
+   * Applies only while no other process holds a lease on the execution that is still live at `now`; the lease is
+   * then this owner's until `until`, or released when `until` is null. Only the holder of a live lease runs an
+   * execution, so two processes never run it at once.
+   */
+  readonly lease?: ExecutionLease;
   readonly now: Date;
+}
+
+export interface ExecutionLease {
+  /** The process that runs the execution. */
+  readonly owner: string;
+  readonly until: Date | null;
 }
 
 export interface ExecutionStore {
@@ -97,8 +109,15 @@ export interface ExecutionStore {
   /** The execution's revision alone, or null when it does not exist: a cheap check that a copy is still current. */
   getExecutionRevision(id: string): Promise<number | null>;
   listExecutions(query: ExecutionQuery): Promise<ExecutionPage>;
-  /** Ids of executions in these states, oldest first (recovery and dispatch). */
-  listExecutionIds(states: readonly ExecutionState[], limit: number): Promise<readonly string[]>;
+  /**
+   * Ids of executions in these states that no process holds a lease on that is live at `now`, oldest first: what
+   * recovery may run.
+   */
+  listUnleasedIds(states: readonly ExecutionState[], now: Date, limit: number): Promise<readonly string[]>;
+  /** Extends this owner's leases on these executions to `until`; leases it no longer holds are left alone. */
+  renewLeases(owner: string, executionIds: readonly string[], until: Date): Promise<void>;
+  /** Releases every lease this owner holds (a clean shutdown), so another process may go on at once. */
+  releaseLeases(owner: string): Promise<void>;
   /** Applies the change when its guards hold; returns the updated execution, or null when they did not. */
   applyChange(change: ExecutionChange): Promise<Execution | null>;
   /** Counts executions by state (metrics). */

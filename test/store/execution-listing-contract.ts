@@ -83,14 +83,17 @@ export function describeExecutionListingContract(harness: StoreHarness): void {
       const pendingEarlier = await createInState(store, 'PENDING', { createdAt: at(1) });
       await createInState(store, 'SUCCESS', { createdAt: at(0) });
 
-      expect(await store.listExecutionIds(['PENDING', 'RUNNING'], 10)).toEqual([
+      expect(await store.listUnleasedIds(['PENDING', 'RUNNING'], at(4), 10)).toEqual([
         pendingEarlier,
         pendingLater,
         running,
       ]);
-      expect(await store.listExecutionIds(['PENDING', 'RUNNING'], 2)).toEqual([pendingEarlier, pendingLater]);
-      expect(await store.listExecutionIds(['PENDING'], Number.MAX_SAFE_INTEGER)).toHaveLength(2);
-      expect(await store.listExecutionIds(['REVOKED'], 10)).toEqual([]);
+      expect(await store.listUnleasedIds(['PENDING', 'RUNNING'], at(4), 2)).toEqual([
+        pendingEarlier,
+        pendingLater,
+      ]);
+      expect(await store.listUnleasedIds(['PENDING'], at(4), Number.MAX_SAFE_INTEGER)).toHaveLength(2);
+      expect(await store.listUnleasedIds(['REVOKED'], at(4), 10)).toEqual([]);
     });
 
     it('counts executions in every state, zeros included', async () => {

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Store } from '../../src/store/store.ts';
 import { describeExecutionChangeContract } from './execution-change-contract.ts';
+import { describeExecutionLeaseContract } from './execution-lease-contract.ts';
 import { describeExecutionListingContract } from './execution-listing-contract.ts';
 import { describeExecutionStoreContract } from './execution-store-contract.ts';
 import { describeOutboxStoreContract } from './outbox-store-contract.ts';
@@ -87,6 +88,7 @@ export function describeStoreContract(
     describeExecutionStoreContract(harness);
     describeExecutionChangeContract(harness);
     describeExecutionListingContract(harness);
+    describeExecutionLeaseContract(harness);
     describeTokenStoreContract(harness);
     describeOutboxStoreContract(harness);
   });

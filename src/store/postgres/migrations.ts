@@ -97,6 +97,14 @@ export const postgresMigrations: readonly Migration[] = [
     name: 'execution revision',
     sql: `ALTER TABLE executions ADD COLUMN revision bigint NOT NULL DEFAULT 0;`,
   },
+  {
+    version: 3,
+    name: 'execution leases',
+    sql: `
+      ALTER TABLE executions ADD COLUMN lease_owner text;
+      ALTER TABLE executions ADD COLUMN lease_until timestamptz;
+    `,
+  },
 ];
 
 /**

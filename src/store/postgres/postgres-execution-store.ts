@@ -37,9 +37,20 @@ const selectPage = namedQuery(
    LIMIT :limit::bigint`,
 );
 
-const selectIds = namedQuery(
-  'select_execution_ids',
-  `SELECT id FROM executions WHERE state = ANY(:states::text[]) ORDER BY created_at, id LIMIT :limit::bigint`,
+const selectUnleasedIds = namedQuery(
+  'select_unleased_execution_ids',
+  `SELECT id FROM executions
+   WHERE state = ANY(:states::text[]) AND (lease_owner IS NULL OR lease_until <= :now::timestamptz)
+   ORDER BY created_at, id LIMIT :limit::bigint`,
+);
+const renewLeases = namedQuery(
+  'renew_execution_leases',
+  `UPDATE executions SET lease_until = :until::timestamptz
+   WHERE lease_owner = :owner::text AND id = ANY(:ids::text[])`,
+);
+const releaseLeases = namedQuery(
+  'release_execution_leases',
+  'UPDATE executions SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = :owner::text',
 );
 
 /** Appends a json value to a json array, keeping every element's text (and so its key order) as it was. */
@@ -63,7 +74,8 @@ export const applyChanges = namedQuery(
        set_current_task int, current_task text, set_last_step int, last_step text, usage text,
        set_result int, result text, set_result_json int, result_json text, set_error int, error text,
        webhooks text, started_at text, finished_at text, append_output text, append_feedback text,
-       set_pending int, pending text, event_count int, events json, outbox json, now text)
+       set_pending int, pending text, event_count int, events json, outbox json, now text,
+       lease_owner text, set_lease int, lease_holder text, lease_until text)
    ), updated AS (
      UPDATE executions AS execution SET
        state = coalesce(change.state, execution.state),
@@ -82,6 +94,9 @@ export const applyChanges = namedQuery(
        pending = CASE WHEN change.set_pending = 1 THEN change.pending::json ELSE execution.pending END,
        last_event_sequence = execution.last_event_sequence + change.event_count,
        revision = execution.revision + 1,
+       lease_owner = CASE WHEN change.set_lease = 1 THEN change.lease_holder ELSE execution.lease_owner END,
+       lease_until = CASE WHEN change.set_lease = 1 THEN change.lease_until::timestamptz
+         ELSE execution.lease_until END,
        updated_at = change.now::timestamptz
      FROM change
      -- The ids again as an array, so the planner looks the rows up by key instead of scanning the table.
@@ -90,6 +105,8 @@ export const applyChanges = namedQuery(
        AND (change.expect_task IS NULL
          OR (execution.pending ->> 'taskId' = change.expect_task
            AND (execution.pending ->> 'attempt')::int = change.expect_attempt))
+       AND (change.lease_owner IS NULL OR execution.lease_owner IS NULL
+         OR execution.lease_owner = change.lease_owner OR execution.lease_until <= change.now::timestamptz)
      RETURNING execution.*, change.ord AS change_ord
    ), new_events AS (
      INSERT INTO execution_events (execution_id, sequence, type, data, created_at)
@@ -168,8 +185,18 @@ export function postgresExecutionStore({ query, decode }: PostgresContext): Exec
       );
     },
 
-    listExecutionIds: async (states, limit) =>
-      (await query(selectIds, { states, limit })).map((row) => row.id as string),
+    listUnleasedIds: async (states, now, limit) =>
+      (await query(selectUnleasedIds, { states, now: now.toISOString(), limit })).map(
+        (row) => row.id as string,
+      ),
+
+    renewLeases: async (owner, executionIds, until) => {
+      await query(renewLeases, { owner, ids: executionIds, until: until.toISOString() });
+    },
+
+    releaseLeases: async (owner) => {
+      await query(releaseLeases, { owner });
+    },
 
     applyChange: (change) => changes.apply(change),
     countByState: async () => decode.stateCounts(await query(countStates)),

@@ -93,6 +93,14 @@ export const sqliteMigrations: readonly Migration[] = [
     name: 'execution revision',
     sql: `ALTER TABLE executions ADD COLUMN revision INTEGER NOT NULL DEFAULT 0;`,
   },
+  {
+    version: 3,
+    name: 'execution leases',
+    sql: `
+      ALTER TABLE executions ADD COLUMN lease_owner TEXT;
+      ALTER TABLE executions ADD COLUMN lease_until TEXT;
+    `,
+  },
 ];
 
 /** Applies the migrations not yet recorded; `BEGIN IMMEDIATE` makes a second process wait, then find none. */

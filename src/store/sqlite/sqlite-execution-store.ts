@@ -26,9 +26,17 @@ const selectPage = `
   ORDER BY created_at DESC, id DESC
   LIMIT :limit`;
 
-const selectIds = `
-  SELECT id FROM executions WHERE state IN (SELECT value FROM json_each(?))
-  ORDER BY created_at, id LIMIT ?`;
+const selectUnleasedIds = `
+  SELECT id FROM executions
+  WHERE state IN (SELECT value FROM json_each(:states))
+    AND (lease_owner IS NULL OR lease_until <= :now)
+  ORDER BY created_at, id LIMIT :limit`;
+
+const renewLeases = `
+  UPDATE executions SET lease_until = :until
+  WHERE lease_owner = :owner AND id IN (SELECT value FROM json_each(:ids))`;
+
+const releaseLeases = 'UPDATE executions SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = ?';
 
 // The guards sit in the WHERE clause, so the update is a compare-and-set; `last_event_sequence` reserves the
 // numbers of the events written in the same transaction.
@@ -51,11 +59,14 @@ const updateExecution = `
     pending = CASE WHEN :set_pending THEN :pending ELSE pending END,
     last_event_sequence = last_event_sequence + :event_count,
     revision = revision + 1,
+    lease_owner = CASE WHEN :set_lease THEN :lease_holder ELSE lease_owner END,
+    lease_until = CASE WHEN :set_lease THEN :lease_until ELSE lease_until END,
     updated_at = :now
   WHERE id = :id
     AND state IN (SELECT value FROM json_each(:from_states))
     AND (:expect_task IS NULL
       OR (pending ->> '$.taskId' = :expect_task AND pending ->> '$.attempt' = :expect_attempt))
+    AND (:lease_owner IS NULL OR lease_owner IS NULL OR lease_owner = :lease_owner OR lease_until <= :now)
   RETURNING *`;
 
 const insertEvent = `
@@ -145,12 +156,22 @@ export function sqliteExecutionStore({
         );
       }),
 
-    listExecutionIds: (states, limit) =>
+    listUnleasedIds: (states, now, limit) =>
       settle(() =>
-        statement(selectIds)
-          .all(JSON.stringify(states), limit)
+        statement(selectUnleasedIds)
+          .all({ states: JSON.stringify(states), now: now.toISOString(), limit })
           .map((row) => row.id as string),
       ),
+
+    renewLeases: (owner, executionIds, until) =>
+      writes.write(() => {
+        statement(renewLeases).run({ owner, ids: JSON.stringify(executionIds), until: until.toISOString() });
+      }),
+
+    releaseLeases: (owner) =>
+      writes.write(() => {
+        statement(releaseLeases).run(owner);
+      }),
 
     applyChange: (change) => writes.write(() => applyChange(change)),
 
