@@ -17,6 +17,11 @@ export interface ServeConfig {
   readonly rateLimitPerMinute: number;
   /** How long running model calls may take to finish on SIGTERM. */
   readonly shutdownGraceMs: number;
+  /**
+   * How long an execution stays with the process running it without word from that process: after a crash, another
+   * process (or the restarted one) continues it once this has passed.
+   */
+  readonly executionLeaseMs: number;
 }
 
 export interface ServeFlags {
@@ -54,6 +59,7 @@ const schema = z.object({
   concurrency: integer('CREWD_CONCURRENCY', 1, 100_000),
   rateLimitPerMinute: integer('CREWD_RATE_LIMIT', 0, 10_000_000),
   shutdownGraceMs: integer('CREWD_SHUTDOWN_GRACE_MS', 0, 3_600_000),
+  executionLeaseMs: integer('CREWD_EXECUTION_LEASE_MS', 300, 3_600_000),
 });
 
 /** Reads the configuration; a wrong value is a `CONFIG_INVALID` error naming the flag or variable. */
@@ -74,6 +80,7 @@ export function readServeConfig(
     concurrency: env.CREWD_CONCURRENCY ?? '64',
     rateLimitPerMinute: env.CREWD_RATE_LIMIT ?? '1200',
     shutdownGraceMs: env.CREWD_SHUTDOWN_GRACE_MS ?? '10000',
+    executionLeaseMs: env.CREWD_EXECUTION_LEASE_MS ?? '30000',
   });
   if (!parsed.success) {
     const first = parsed.error.issues[0];

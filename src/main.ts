@@ -86,7 +86,9 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
       onModelCall: (model, seconds, usage) => metrics.observeModelCall(model, seconds, usage),
       onTaskEnd: (seconds) => metrics.observeTask(seconds),
       onCommitted,
+      onLeaseRenewalFailed: (error) => logger.warn({ err: error }, 'could not renew execution leases'),
     },
+    lease: { owner: randomUUID(), durationMs: config.executionLeaseMs },
   });
   const dispatcher = createLocalDispatcher({
     concurrency: config.concurrency,
@@ -126,18 +128,31 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   worker.start();
-  const recovered = await service.recover();
-  if (recovered > 0) logger.info({ recovered }, 'continuing executions left unfinished');
+  const recover = async (): Promise<void> => {
+    const recovered = await service.recover();
+    if (recovered > 0) logger.info({ recovered }, 'continuing executions left unfinished');
+  };
+  await recover();
+  // Executions of a process that stopped without releasing them come free when their leases run out.
+  const recovery = setInterval(() => {
+    recover().catch((error: unknown) =>
+      logger.warn({ err: error }, 'could not look for unfinished executions'),
+    );
+  }, config.executionLeaseMs / 2).unref();
 
   return {
     url,
     startupToken,
     async close() {
+      clearInterval(recovery);
       runner.beginShutdown();
       await server.close();
       await dispatcher.drain(config.shutdownGraceMs);
       runner.stopAll('shutdown');
       await dispatcher.drain(1000);
+      await runner
+        .releaseLeases()
+        .catch((error: unknown) => logger.warn({ err: error }, 'could not release execution leases'));
       await worker.stop();
       await store.close();
     },

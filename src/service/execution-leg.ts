@@ -14,6 +14,7 @@ export interface RunnerObserver {
   onTaskEnd?(seconds: number): void;
   /** Called after every committed change with what the store returned, so watchers and the webhook worker learn of it. */
   onCommitted(execution: Execution, change: ExecutionChange): void;
+  onLeaseRenewalFailed?(error: unknown): void;
 }
 
 export interface LegDeps {
@@ -21,6 +22,8 @@ export interface LegDeps {
   readonly notifications: Notifications;
   readonly clock: () => Date;
   readonly observer: RunnerObserver;
+  /** This process's name on the leases it holds, and how long a lease lasts unless renewed. */
+  readonly lease: { readonly owner: string; readonly durationMs: number };
 }
 
 /** Thrown into the engine when the leg must stop: the execution was changed elsewhere, or the process stops. */
@@ -185,12 +188,22 @@ export class ExecutionLeg {
     this.#execution = projectChange(this.#execution, change);
   }
 
-  /** Writes what is held together with `change`; if another writer (a cancel) got there first, the leg stops. */
+  /**
+   * Writes what is held together with `change`, under this process's lease: taken by the leg's first write, renewed
+   * by every write while the execution runs, and released by the write that pauses or ends it. If another writer
+   * got there first (a cancel, or another process that holds the lease), the leg stops.
+   */
   async #write(change: ExecutionChange | undefined): Promise<void> {
     const held = this.#held;
     this.#held = undefined;
-    const combined = held === undefined ? change : change === undefined ? held : mergeChanges(held, change);
-    if (combined === undefined) return;
+    const merged = held === undefined ? change : change === undefined ? held : mergeChanges(held, change);
+    if (merged === undefined) return;
+    const { owner, durationMs } = this.deps.lease;
+    const releases = merged.state !== undefined && merged.state !== 'RUNNING';
+    const combined: ExecutionChange = {
+      ...merged,
+      lease: { owner, until: releases ? null : new Date(merged.now.getTime() + durationMs) },
+    };
     const execution = await this.deps.store.applyChange(combined);
     if (execution === null) throw new LegStopped();
     this.#execution = execution;

@@ -16,10 +16,15 @@ export interface ExecutionRunnerDeps extends LegDeps {
 /** Why a running execution was stopped from outside. */
 export type StopReason = 'cancelled' | 'shutdown';
 
-/** Runs legs of executions in this process: each from PENDING (or RUNNING after a restart) until it pauses or ends. */
+/**
+ * Runs legs of executions in this process: each from PENDING (or RUNNING, when its last process stopped) until it
+ * pauses or ends. While legs run, their leases are renewed a few times per lease period, so no other process takes
+ * over an execution that is still making progress here.
+ */
 export class ExecutionRunner {
   readonly #controllers = new Map<string, AbortController>();
   #shuttingDown = false;
+  #renewal: NodeJS.Timeout | undefined;
 
   constructor(private readonly deps: ExecutionRunnerDeps) {}
 
@@ -38,10 +43,16 @@ export class ExecutionRunner {
     for (const controller of this.#controllers.values()) controller.abort(reason);
   }
 
+  /** Frees the leases of executions this process leaves unfinished, so the next process goes on at once. */
+  releaseLeases(): Promise<void> {
+    return this.deps.store.releaseLeases(this.deps.lease.owner);
+  }
+
   async run(executionId: string): Promise<void> {
     if (this.#shuttingDown) return;
     const controller = new AbortController();
     this.#controllers.set(executionId, controller);
+    this.#renewal ??= setInterval(() => this.#renewLeases(), this.deps.lease.durationMs / 3).unref();
     try {
       const leg = await this.#leg(executionId);
       if (leg === null) return;
@@ -66,7 +77,20 @@ export class ExecutionRunner {
       }
     } finally {
       this.#controllers.delete(executionId);
+      if (this.#controllers.size === 0) {
+        clearInterval(this.#renewal);
+        this.#renewal = undefined;
+      }
     }
+  }
+
+  #renewLeases(): void {
+    const { owner, durationMs } = this.deps.lease;
+    const until = new Date(this.deps.clock().getTime() + durationMs);
+    // A failed renewal is only reported: the next write of each leg still checks the lease.
+    this.deps.store
+      .renewLeases(owner, [...this.#controllers.keys()], until)
+      .catch((error: unknown) => this.deps.observer.onLeaseRenewalFailed?.(error));
   }
 
   /**

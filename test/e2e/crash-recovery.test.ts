@@ -23,7 +23,13 @@ async function until(check: () => boolean, timeoutMs = 20_000): Promise<void> {
 }
 
 async function serve(crew: string, database: string): Promise<CrewdProcess> {
-  const crewd = await spawnCrewd({ crewDir: join(crewsDir, crew), database, modelUrl: model.url });
+  // A killed process cannot release its executions: the next one continues them once their leases run out.
+  const crewd = await spawnCrewd({
+    crewDir: join(crewsDir, crew),
+    database,
+    modelUrl: model.url,
+    env: { CREWD_EXECUTION_LEASE_MS: '1000' },
+  });
   running.push(crewd);
   return crewd;
 }

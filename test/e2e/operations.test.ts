@@ -77,6 +77,8 @@ describe('operating crewd', () => {
     expect((await first.exited).code).toBe(0);
     delayFor = () => 0;
 
+    // The first released its lease on the way out, so the second goes on at once, well before the default lease
+    // of 30 s would have run out.
     const second = await spawnCrewd(options);
     try {
       const done = await apiClient(second.url).waitForState(kickoff.body.kickoff_id, ['SUCCESS', 'FAILED']);

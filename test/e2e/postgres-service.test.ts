@@ -74,7 +74,13 @@ describe.skipIf(!availability.reachable)(`the service on PostgreSQL${skipReason}
 
   it('finishes an execution killed mid-task after a restart, without re-running saved tasks', async () => {
     const url = await database();
-    const options = { crewDir: join(crewsDir, 'plain-crew'), database: url, modelUrl: model.url };
+    // A killed process cannot release its executions: the next one continues them once their leases run out.
+    const options = {
+      crewDir: join(crewsDir, 'plain-crew'),
+      database: url,
+      modelUrl: model.url,
+      env: { CREWD_EXECUTION_LEASE_MS: '1000' },
+    };
     const first = await spawnCrewd(options);
     processes.push(first);
     slowTask = 'Write the note about geysers';

@@ -1,0 +1,91 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeOpenAI, type FakeOpenAIServer } from '../support/fake-openai-server.ts';
+import { requestsMentioning, userText } from '../support/model-requests.ts';
+import { apiClient, crewsDir, spawnCrewd, tempDatabase, type CrewdProcess } from '../support/crewd.ts';
+
+let model: FakeOpenAIServer;
+/** How long the model takes to answer prompts containing each text; others are answered at once. */
+const delays = new Map<string, number>();
+const processes: CrewdProcess[] = [];
+const leaseMs = 1000;
+
+const requestsFor = (words: string) => requestsMentioning(model, words);
+
+async function until(check: () => boolean, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((done) => setTimeout(done, 20));
+  }
+}
+
+async function serve(database: string): Promise<CrewdProcess> {
+  const crewd = await spawnCrewd({
+    crewDir: join(crewsDir, 'plain-crew'),
+    database,
+    modelUrl: model.url,
+    env: { CREWD_EXECUTION_LEASE_MS: String(leaseMs) },
+  });
+  processes.push(crewd);
+  return crewd;
+}
+
+beforeAll(async () => {
+  let answers = 0;
+  model = await startFakeOpenAI({
+    respond: (request) => {
+      const delayMs = [...delays].find(([words]) => userText(request).includes(words))?.[1];
+      return { content: `Answer number ${++answers}.`, ...(delayMs === undefined ? {} : { delayMs }) };
+    },
+  });
+});
+
+afterAll(async () => {
+  for (const crewd of processes) crewd.child.kill('SIGKILL');
+  await Promise.all(processes.map((crewd) => crewd.exited));
+  await model.close();
+});
+
+describe('several processes sharing one database', () => {
+  it('leave an execution to the process running it, even when a task outlasts the lease', async () => {
+    const database = tempDatabase();
+    const summariesBefore = requestsFor('Summarise the note in one line').length;
+    const first = await serve(database);
+    delays.set('Write the note about tides', leaseMs * 2.5);
+    const kickoff = await apiClient(first.url).post('/kickoff', { inputs: { topic: 'tides' } });
+    await until(() => requestsFor('Write the note about tides').length === 1);
+
+    // The second looks for unfinished executions when it starts and every half lease after.
+    const second = await serve(database);
+    const done = await apiClient(second.url).waitForState(kickoff.body.kickoff_id, ['SUCCESS', 'FAILED']);
+
+    expect(done.body.state).toBe('SUCCESS');
+    expect(requestsFor('Outline a note about tides')).toHaveLength(1);
+    expect(requestsFor('Write the note about tides')).toHaveLength(1);
+    expect(requestsFor('Summarise the note in one line')).toHaveLength(summariesBefore + 1);
+  });
+
+  it('continue the execution of a killed process once its lease has run out', async () => {
+    const database = tempDatabase();
+    const first = await serve(database);
+    const second = await serve(database);
+    delays.set('Write the note about dunes', 60_000);
+    const kickoff = await apiClient(first.url).post('/kickoff', { inputs: { topic: 'dunes' } });
+    await until(() => requestsFor('Write the note about dunes').length === 1);
+    first.child.kill('SIGKILL');
+    await first.exited;
+    delays.delete('Write the note about dunes');
+
+    const done = await apiClient(second.url).waitForState(kickoff.body.kickoff_id, ['SUCCESS', 'FAILED']);
+
+    expect(done.body.state).toBe('SUCCESS');
+    expect(done.body.tasks.map((task: { task_id: string }) => task.task_id)).toEqual([
+      'outline',
+      'note',
+      'summary',
+    ]);
+    expect(requestsFor('Outline a note about dunes')).toHaveLength(1);
+    expect(requestsFor('Write the note about dunes')).toHaveLength(2);
+  });
+});
