@@ -25,7 +25,7 @@ export interface DeliveryWorkerOptions {
   readonly timeoutMs?: number;
   /** How often due messages are looked for when nothing wakes the worker; 1 s unless given. */
   readonly pollIntervalMs?: number;
-  /** Attempts in flight at once (each to a different execution and URL); 16 unless given. */
+  /** Attempts in flight at once (each to a different execution and URL); 64 unless given. */
   readonly concurrency?: number;
   /** [0, 1), for the retry jitter; `Math.random` unless given. */
   readonly random?: () => number;
@@ -58,7 +58,7 @@ const leaseMarginMs = 5_000;
 export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWorker {
   const timeoutMs = options.timeoutMs ?? 15_000;
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
-  const concurrency = Math.max(1, options.concurrency ?? 16);
+  const concurrency = Math.max(1, options.concurrency ?? 64);
   const random = options.random ?? Math.random;
   const sign = createWebhookSigner(options.secret);
   const inFlight = new Map<string, Promise<void>>();
