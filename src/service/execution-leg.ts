@@ -41,6 +41,7 @@ export class ExecutionLeg {
   #execution: Execution;
   #held: ExecutionChange | undefined;
   #taskStartedAt: number | undefined;
+  #holdsLease = false;
 
   constructor(
     execution: Execution,
@@ -52,6 +53,11 @@ export class ExecutionLeg {
   /** The execution as committed, with what is held back applied. */
   get execution(): Execution {
     return this.#execution;
+  }
+
+  /** True between the leg's first write and the one that pauses or ends the execution. */
+  get holdsLease(): boolean {
+    return this.#holdsLease;
   }
 
   /**
@@ -206,6 +212,7 @@ export class ExecutionLeg {
     };
     const execution = await this.deps.store.applyChange(combined);
     if (execution === null) throw new LegStopped();
+    this.#holdsLease = !releases;
     this.#execution = execution;
     this.deps.observer.onCommitted(execution, combined);
   }

@@ -13,8 +13,8 @@ export interface ExecutionRunnerDeps extends LegDeps {
   readonly defaultModel: string | undefined;
 }
 
-/** Why a running execution was stopped from outside. */
-export type StopReason = 'cancelled' | 'shutdown';
+/** Why a running execution was stopped from outside; `elsewhere`: another process cancelled it or took it over. */
+export type StopReason = 'cancelled' | 'shutdown' | 'elsewhere';
 
 /**
  * Runs legs of executions in this process: each from PENDING (or RUNNING, when its last process stopped) until it
@@ -23,6 +23,7 @@ export type StopReason = 'cancelled' | 'shutdown';
  */
 export class ExecutionRunner {
   readonly #controllers = new Map<string, AbortController>();
+  readonly #legs = new Map<string, ExecutionLeg>();
   #shuttingDown = false;
   #renewal: NodeJS.Timeout | undefined;
 
@@ -56,6 +57,7 @@ export class ExecutionRunner {
     try {
       const leg = await this.#leg(executionId);
       if (leg === null) return;
+      this.#legs.set(executionId, leg);
       const execution = leg.execution;
       try {
         const outcome = await runCrew({
@@ -77,6 +79,7 @@ export class ExecutionRunner {
       }
     } finally {
       this.#controllers.delete(executionId);
+      this.#legs.delete(executionId);
       if (this.#controllers.size === 0) {
         clearInterval(this.#renewal);
         this.#renewal = undefined;
@@ -84,13 +87,24 @@ export class ExecutionRunner {
     }
   }
 
+  /**
+   * Renews the leases of the legs that hold one. A leg whose lease was not renewed has lost its execution to a
+   * cancel or to another process: its model call in flight is aborted, as a cancel in this process would.
+   */
   #renewLeases(): void {
     const { owner, durationMs } = this.deps.lease;
     const until = new Date(this.deps.clock().getTime() + durationMs);
-    // A failed renewal is only reported: the next write of each leg still checks the lease.
-    this.deps.store
-      .renewLeases(owner, [...this.#controllers.keys()], until)
-      .catch((error: unknown) => this.deps.observer.onLeaseRenewalFailed?.(error));
+    const held = [...this.#legs].filter(([, leg]) => leg.holdsLease).map(([id]) => id);
+    if (held.length === 0) return;
+    this.deps.store.renewLeases(owner, held, until).then(
+      (renewed) => {
+        const kept = new Set(renewed);
+        for (const id of held)
+          if (!kept.has(id) && this.#legs.get(id)?.holdsLease === true) this.stop(id, 'elsewhere');
+      },
+      // Only reported: the next write of each leg still checks the lease.
+      (error: unknown) => this.deps.observer.onLeaseRenewalFailed?.(error),
+    );
   }
 
   /**

@@ -114,8 +114,11 @@ export interface ExecutionStore {
    * recovery may run.
    */
   listUnleasedIds(states: readonly ExecutionState[], now: Date, limit: number): Promise<readonly string[]>;
-  /** Extends this owner's leases on these executions to `until`; leases it no longer holds are left alone. */
-  renewLeases(owner: string, executionIds: readonly string[], until: Date): Promise<void>;
+  /**
+   * Extends this owner's leases on these executions to `until` while they run, and returns the ids it renewed:
+   * the others were taken over or left RUNNING (a cancel) elsewhere, and their legs should stop.
+   */
+  renewLeases(owner: string, executionIds: readonly string[], until: Date): Promise<readonly string[]>;
   /** Releases every lease this owner holds (a clean shutdown), so another process may go on at once. */
   releaseLeases(owner: string): Promise<void>;
   /** Applies the change when its guards hold; returns the updated execution, or null when they did not. */

@@ -6,7 +6,12 @@ import { apiClient, crewsDir, withServersSharingDatabase } from '../support/crew
 let model: FakeOpenAIServer;
 
 beforeAll(async () => {
-  model = await startFakeOpenAI({ respond: () => ({ content: 'Prepared.' }) });
+  model = await startFakeOpenAI({
+    respond: (request) => ({
+      content: 'Prepared.',
+      ...(JSON.stringify(request.body).includes('the slow lease') ? { delayMs: 30_000 } : {}),
+    }),
+  });
 });
 
 afterAll(() => model.close());
@@ -35,4 +40,31 @@ describe('two servers sharing one database', () => {
       expect(status.body).toMatchObject({ state: 'SUCCESS', result: 'Prepared.', pending_human_input: null });
     });
   });
+
+  it('stops the model call in flight on one server when the execution is cancelled through the other', async () => {
+    const crewDir = join(crewsDir, 'sign-off-crew');
+    const env = { CREWD_EXECUTION_LEASE_MS: '900' };
+    await withServersSharingDatabase({ crewDir, modelUrl: model.url, env }, async (first, second) => {
+      const kickoff = await apiClient(first.url).post('/kickoff', { inputs: { document: 'the slow lease' } });
+      const id = kickoff.body.kickoff_id as string;
+      await until(() => JSON.stringify(model.requests).includes('the slow lease'));
+
+      const cancelled = await apiClient(second.url).post(`/cancel/${id}`, {});
+      expect(cancelled.body).toMatchObject({ state: 'REVOKED' });
+
+      // The first learns of it at its next lease renewal (a third of the lease) and drops the call.
+      await until(() =>
+        model.abandoned.some((request) => JSON.stringify(request.body).includes('the slow lease')),
+      );
+      expect((await apiClient(first.url).get(`/status/${id}`)).body).toMatchObject({ state: 'REVOKED' });
+    });
+  });
 });
+
+async function until(check: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((done) => setTimeout(done, 20));
+  }
+}

@@ -47,7 +47,7 @@ export function describeExecutionLeaseContract(harness: StoreHarness): void {
       expect(await store.applyChange(step(id, 'process-b', 2, 12))).not.toBeNull();
     });
 
-    it('leaves changes without a lease to their other guards', async () => {
+    it('leaves changes without a lease to their other guards, and renews only running executions', async () => {
       const store = await harness.open();
       const id = await started(store, 'process-a', 10);
       const cancelled = await store.applyChange({
@@ -58,6 +58,8 @@ export function describeExecutionLeaseContract(harness: StoreHarness): void {
       });
       expect(cancelled?.state).toBe('REVOKED');
       expect(await store.applyChange(step(id, 'process-a', 2, 12))).toBeNull();
+      // The holder learns at its next renewal that the execution is no longer its to run.
+      expect(await store.renewLeases('process-a', [id], at(20))).toEqual([]);
     });
 
     it('lists executions whose lease is free or run out, and renews and releases by owner', async () => {
@@ -68,7 +70,7 @@ export function describeExecutionLeaseContract(harness: StoreHarness): void {
 
       expect(await store.listUnleasedIds(['PENDING', 'RUNNING'], at(5), 10)).toEqual([waiting.id]);
 
-      await store.renewLeases('process-a', [mine, theirs], at(30));
+      expect(await store.renewLeases('process-a', [mine, theirs], at(30))).toEqual([mine]);
       expect(new Set(await store.listUnleasedIds(['PENDING', 'RUNNING'], at(20), 10))).toEqual(
         new Set([theirs, waiting.id]),
       );

@@ -43,7 +43,7 @@ export async function startCrewd(options: CrewdOptions & { modelUrl: string }): 
  * after.
  */
 export async function withServersSharingDatabase(
-  options: { crewDir: string; modelUrl: string },
+  options: { crewDir: string; modelUrl: string; env?: Readonly<Record<string, string>> },
   use: (first: RunningServer, second: RunningServer) => Promise<void>,
 ): Promise<void> {
   const database = tempDatabase();

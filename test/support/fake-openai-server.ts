@@ -34,6 +34,8 @@ export interface FakeOpenAIServer {
   /** Base URL ending in /v1, for OPENAI_BASE_URL. */
   readonly url: string;
   readonly requests: RecordedRequest[];
+  /** Requests whose client went away while their answer was delayed (a cancelled model call). */
+  readonly abandoned: RecordedRequest[];
   /** Queues replies (FIFO); the queue is used before the responder. */
   enqueue(...replies: FakeReply[]): void;
   respondWith(responder: FakeResponder): void;
@@ -46,11 +48,13 @@ const defaultUsage = { prompt_tokens: 10, completion_tokens: 5 };
 /** Starts a fake OpenAI-compatible Chat Completions server on 127.0.0.1 with a free port. */
 export async function startFakeOpenAI(options: { respond?: FakeResponder } = {}): Promise<FakeOpenAIServer> {
   const requests: RecordedRequest[] = [];
+  const abandoned: RecordedRequest[] = [];
   const queue: FakeReply[] = [];
   let responder: FakeResponder | undefined = options.respond;
   let nextToolCall = 1;
   let nextCompletion = 1;
   const pendingDelays = new Set<() => void>();
+  let closing = false;
 
   const server = createServer((request, response) => {
     void handle(request, response).catch(() => response.destroy());
@@ -79,7 +83,10 @@ export async function startFakeOpenAI(options: { respond?: FakeResponder } = {})
     const reply = queue.shift() ?? responder?.(recorded) ?? defaultReply(recorded);
     if (reply.delayMs !== undefined && reply.delayMs > 0) {
       const answered = await delay(reply.delayMs, response);
-      if (!answered) return;
+      if (!answered) {
+        if (!closing) abandoned.push(recorded);
+        return;
+      }
     }
     if (response.destroyed) return;
     const headers = reply.headers ?? {};
@@ -146,6 +153,7 @@ export async function startFakeOpenAI(options: { respond?: FakeResponder } = {})
   return {
     url: `http://127.0.0.1:${port}/v1`,
     requests,
+    abandoned,
     enqueue: (...replies) => {
       queue.push(...replies);
     },
@@ -154,6 +162,7 @@ export async function startFakeOpenAI(options: { respond?: FakeResponder } = {})
     },
     close: () =>
       new Promise<void>((resolve) => {
+        closing = true;
         for (const cancel of [...pendingDelays]) cancel();
         server.close(() => resolve());
         server.closeAllConnections();

@@ -46,7 +46,8 @@ const selectUnleasedIds = namedQuery(
 const renewLeases = namedQuery(
   'renew_execution_leases',
   `UPDATE executions SET lease_until = :until::timestamptz
-   WHERE lease_owner = :owner::text AND id = ANY(:ids::text[])`,
+   WHERE lease_owner = :owner::text AND state = 'RUNNING' AND id = ANY(:ids::text[])
+   RETURNING id`,
 );
 const releaseLeases = namedQuery(
   'release_execution_leases',
@@ -190,9 +191,10 @@ export function postgresExecutionStore({ query, decode }: PostgresContext): Exec
         (row) => row.id as string,
       ),
 
-    renewLeases: async (owner, executionIds, until) => {
-      await query(renewLeases, { owner, ids: executionIds, until: until.toISOString() });
-    },
+    renewLeases: async (owner, executionIds, until) =>
+      (await query(renewLeases, { owner, ids: executionIds, until: until.toISOString() })).map(
+        (row) => row.id as string,
+      ),
 
     releaseLeases: async (owner) => {
       await query(releaseLeases, { owner });

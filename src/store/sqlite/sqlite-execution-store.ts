@@ -34,7 +34,8 @@ const selectUnleasedIds = `
 
 const renewLeases = `
   UPDATE executions SET lease_until = :until
-  WHERE lease_owner = :owner AND id IN (SELECT value FROM json_each(:ids))`;
+  WHERE lease_owner = :owner AND state = 'RUNNING' AND id IN (SELECT value FROM json_each(:ids))
+  RETURNING id`;
 
 const releaseLeases = 'UPDATE executions SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = ?';
 
@@ -164,9 +165,11 @@ export function sqliteExecutionStore({
       ),
 
     renewLeases: (owner, executionIds, until) =>
-      writes.write(() => {
-        statement(renewLeases).run({ owner, ids: JSON.stringify(executionIds), until: until.toISOString() });
-      }),
+      writes.write(() =>
+        statement(renewLeases)
+          .all({ owner, ids: JSON.stringify(executionIds), until: until.toISOString() })
+          .map((row) => row.id as string),
+      ),
 
     releaseLeases: (owner) =>
       writes.write(() => {
