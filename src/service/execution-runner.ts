@@ -99,8 +99,8 @@ export class ExecutionRunner {
     this.deps.store.renewLeases(owner, held, until).then(
       (renewed) => {
         const kept = new Set(renewed);
-        for (const id of held)
-          if (!kept.has(id) && this.#legs.get(id)?.holdsLease === true) this.stop(id, 'elsewhere');
+        const lost = held.filter((id) => !kept.has(id) && this.#legs.get(id)?.holdsLease === true);
+        for (const id of lost) this.stop(id, 'elsewhere');
       },
       // Only reported: the next write of each leg still checks the lease.
       (error: unknown) => this.deps.observer.onLeaseRenewalFailed?.(error),
