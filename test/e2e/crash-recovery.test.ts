@@ -7,20 +7,13 @@ import {
 } from '../support/fake-openai-server.ts';
 import { numberedAnswers, requestsMentioning, userText } from '../support/model-requests.ts';
 import { apiClient, crewsDir, spawnCrewd, tempDatabase, type CrewdProcess } from '../support/crewd.ts';
+import { until } from '../support/until.ts';
 
 let model: FakeOpenAIServer;
 let slowTask: string | null = null;
 const running: CrewdProcess[] = [];
 
 const requestsFor = (words: string): RecordedRequest[] => requestsMentioning(model, words);
-
-async function until(check: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((done) => setTimeout(done, 20));
-  }
-}
 
 async function serve(crew: string, database: string): Promise<CrewdProcess> {
   // A killed process cannot release its executions: the next one continues them once their leases run out.

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeOpenAIServer } from '../support/fake-openai-server.ts';
 import { requestsMentioning, userText } from '../support/model-requests.ts';
 import { apiClient, crewsDir, spawnCrewd, tempDatabase, type CrewdProcess } from '../support/crewd.ts';
+import { until } from '../support/until.ts';
 
 let model: FakeOpenAIServer;
 /** How long the model takes to answer prompts containing each text; others are answered at once. */
@@ -11,14 +12,6 @@ const processes: CrewdProcess[] = [];
 const leaseMs = 1000;
 
 const requestsFor = (words: string) => requestsMentioning(model, words);
-
-async function until(check: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((done) => setTimeout(done, 20));
-  }
-}
 
 async function serve(database: string): Promise<CrewdProcess> {
   const crewd = await spawnCrewd({

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeOpenAIServer } from '../support/fake-openai-server.ts';
 import { apiClient, crewsDir, withServersSharingDatabase } from '../support/crewd.ts';
+import { until } from '../support/until.ts';
 
 let model: FakeOpenAIServer;
 
@@ -60,11 +61,3 @@ describe('two servers sharing one database', () => {
     });
   });
 });
-
-async function until(check: () => boolean, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((done) => setTimeout(done, 20));
-  }
-}
