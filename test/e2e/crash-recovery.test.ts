@@ -7,6 +7,7 @@ import {
 } from '../support/fake-openai-server.ts';
 import { numberedAnswers, requestsMentioning, userText } from '../support/model-requests.ts';
 import { apiClient, crewsDir, spawnCrewd, tempDatabase, type CrewdProcess } from '../support/crewd.ts';
+import { expectFinishedAfterLosingTheNote } from '../support/plain-crew.ts';
 import { until } from '../support/until.ts';
 
 let model: FakeOpenAIServer;
@@ -56,14 +57,7 @@ describe('crash recovery', () => {
     slowTask = null;
     const second = await serve('plain-crew', database);
     const done = await apiClient(second.url).waitForState(kickoff.body.kickoff_id, ['SUCCESS', 'FAILED']);
-    expect(done.body.state).toBe('SUCCESS');
-    expect(done.body.tasks.map((task: { task_id: string }) => task.task_id)).toEqual([
-      'outline',
-      'note',
-      'summary',
-    ]);
-    expect(requestsFor('Outline a note about comets')).toHaveLength(1);
-    expect(requestsFor('Write the note about comets')).toHaveLength(2);
+    expectFinishedAfterLosingTheNote(model, done, 'comets');
     await kill(second);
   });
 

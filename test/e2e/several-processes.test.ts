@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeOpenAIServer } from '../support/fake-openai-server.ts';
 import { requestsMentioning, userText } from '../support/model-requests.ts';
 import { apiClient, crewsDir, spawnCrewd, tempDatabase, type CrewdProcess } from '../support/crewd.ts';
+import { expectFinishedAfterLosingTheNote } from '../support/plain-crew.ts';
 import { until } from '../support/until.ts';
 
 let model: FakeOpenAIServer;
@@ -72,13 +73,6 @@ describe('several processes sharing one database', () => {
 
     const done = await apiClient(second.url).waitForState(kickoff.body.kickoff_id, ['SUCCESS', 'FAILED']);
 
-    expect(done.body.state).toBe('SUCCESS');
-    expect(done.body.tasks.map((task: { task_id: string }) => task.task_id)).toEqual([
-      'outline',
-      'note',
-      'summary',
-    ]);
-    expect(requestsFor('Outline a note about dunes')).toHaveLength(1);
-    expect(requestsFor('Write the note about dunes')).toHaveLength(2);
+    expectFinishedAfterLosingTheNote(model, done, 'dunes');
   });
 });
