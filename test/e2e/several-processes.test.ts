@@ -10,7 +10,8 @@ let model: FakeOpenAIServer;
 /** How long the model takes to answer prompts containing each text; others are answered at once. */
 const delays = new Map<string, number>();
 const processes: CrewdProcess[] = [];
-const leaseMs = 1000;
+// Long enough that a busy test machine does not let a live lease run out.
+const leaseMs = 2000;
 
 const requestsFor = (words: string) => requestsMentioning(model, words);
 
