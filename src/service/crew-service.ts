@@ -42,7 +42,7 @@ export interface CrewServiceDeps {
 /** How long an event watcher waits for a notification before looking at the store again. */
 const eventPollMs = 1000;
 const eventPageSize = 500;
-/** Finished executions kept for status reads: a few KB each. */
+/** Recently read executions kept for status polls: a few KB each. */
 const recentCacheSize = 1000;
 
 /** The execution service: kickoff, status, resume and cancel over the store, with runs handed to a dispatcher. */

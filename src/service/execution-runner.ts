@@ -21,9 +21,14 @@ export type StopReason = 'cancelled' | 'shutdown' | 'elsewhere';
  * pauses or ends. While legs run, their leases are renewed a few times per lease period, so no other process takes
  * over an execution that is still making progress here.
  */
+/** An execution running here: its abort switch, and its leg once the execution has been read. */
+interface Run {
+  readonly controller: AbortController;
+  leg?: ExecutionLeg;
+}
+
 export class ExecutionRunner {
-  readonly #controllers = new Map<string, AbortController>();
-  readonly #legs = new Map<string, ExecutionLeg>();
+  readonly #runs = new Map<string, Run>();
   #shuttingDown = false;
   #renewal: NodeJS.Timeout | undefined;
 
@@ -31,17 +36,17 @@ export class ExecutionRunner {
 
   /** Aborts the model call in flight for this execution, if it runs in this process. */
   stop(executionId: string, reason: StopReason): void {
-    this.#controllers.get(executionId)?.abort(reason);
+    this.#runs.get(executionId)?.controller.abort(reason);
   }
 
-  /** Lets running tasks finish but starts no new task; those executions stay RUNNING and recover on restart. */
+  /** Lets running tasks finish but starts no new task; those executions stay RUNNING for the next process. */
   beginShutdown(): void {
     this.#shuttingDown = true;
   }
 
-  /** Aborts every run in this process (shutdown: the executions stay RUNNING and recover on the next start). */
+  /** Aborts every run in this process (shutdown: the executions stay RUNNING for the next process). */
   stopAll(reason: StopReason): void {
-    for (const controller of this.#controllers.values()) controller.abort(reason);
+    for (const run of this.#runs.values()) run.controller.abort(reason);
   }
 
   /** Frees the leases of executions this process leaves unfinished, so the next process goes on at once. */
@@ -52,12 +57,13 @@ export class ExecutionRunner {
   async run(executionId: string): Promise<void> {
     if (this.#shuttingDown) return;
     const controller = new AbortController();
-    this.#controllers.set(executionId, controller);
+    const run: Run = { controller };
+    this.#runs.set(executionId, run);
     this.#renewal ??= setInterval(() => this.#renewLeases(), this.deps.lease.durationMs / 3).unref();
     try {
       const leg = await this.#leg(executionId);
       if (leg === null) return;
-      this.#legs.set(executionId, leg);
+      run.leg = leg;
       const execution = leg.execution;
       try {
         const outcome = await runCrew({
@@ -78,9 +84,8 @@ export class ExecutionRunner {
         await leg.fail(error);
       }
     } finally {
-      this.#controllers.delete(executionId);
-      this.#legs.delete(executionId);
-      if (this.#controllers.size === 0) {
+      this.#runs.delete(executionId);
+      if (this.#runs.size === 0) {
         clearInterval(this.#renewal);
         this.#renewal = undefined;
       }
@@ -94,12 +99,13 @@ export class ExecutionRunner {
   #renewLeases(): void {
     const { owner, durationMs } = this.deps.lease;
     const until = new Date(this.deps.clock().getTime() + durationMs);
-    const held = [...this.#legs].filter(([, leg]) => leg.holdsLease).map(([id]) => id);
+    const holds = (id: string): boolean => this.#runs.get(id)?.leg?.holdsLease === true;
+    const held = [...this.#runs.keys()].filter(holds);
     if (held.length === 0) return;
     this.deps.store.renewLeases(owner, held, until).then(
       (renewed) => {
         const kept = new Set(renewed);
-        const lost = held.filter((id) => !kept.has(id) && this.#legs.get(id)?.holdsLease === true);
+        const lost = held.filter((id) => !kept.has(id) && holds(id));
         for (const id of lost) this.stop(id, 'elsewhere');
       },
       // Only reported: the next write of each leg still checks the lease.
