@@ -6,7 +6,7 @@ import { crewdClient } from '../lib/crewd-client.ts';
 import { profileArgs, startCrewdServer } from '../lib/crewd-server.ts';
 import { slowAnswers, startFakeModel, type FakeModelProcess } from '../lib/fake-model.ts';
 import { runFigure } from '../lib/figure-main.ts';
-import { rssOf, sampleFor } from '../lib/rss.ts';
+import { rssOf, sampleFor } from '../lib/proc-readings.ts';
 import { runConcurrently } from '../lib/run-concurrently.ts';
 import { spawnScript } from '../lib/spawn-script.ts';
 import { median } from '../lib/stats.ts';

@@ -8,7 +8,7 @@ import { startFakeModel } from '../lib/fake-model.ts';
 import { runFigure } from '../lib/figure-main.ts';
 import { createTestDatabase } from '../../test/support/postgres-database.ts';
 import { runFor } from '../lib/run-concurrently.ts';
-import { cpuMsOf } from '../lib/rss.ts';
+import { cpuMsOf } from '../lib/proc-readings.ts';
 import { median, percentile, spread } from '../lib/stats.ts';
 
 const postgres = process.env.BENCH_STORE === 'postgres';

@@ -2,7 +2,7 @@
 // is measured the same way as crewd's. The parent says when every call has reached the model. Run with
 // --expose-gc, so the reading before starts from a collected heap as the server's does.
 import { createBaselineRun } from './baseline-run.ts';
-import { sampleFor } from './rss.ts';
+import { sampleFor } from './proc-readings.ts';
 import { runConcurrently } from './run-concurrently.ts';
 import { median } from './stats.ts';
 

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from './crew-dirs.ts';
-import { rssOf } from './rss.ts';
+import { rssOf } from './proc-readings.ts';
 
 export const benchToken = 'crewd_bench_organization_token_0001';
 
