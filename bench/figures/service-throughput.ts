@@ -56,16 +56,25 @@ runFigure({ figure, metric, target }, async ({ quick, profileDir }) => {
       latencies.length = 0;
       failures = 0;
 
-      // crewd's CPU time per execution over the measured rounds: steadier than a rate on a shared machine.
+      // crewd's CPU time per execution over the measured rounds: steadier than a rate on a shared machine. The
+      // model's and this process's (the clients') show how the two cores were shared while crewd ran.
       let serverCpuMs = 0;
+      let modelCpuMs = 0;
+      let clientCpuMs = 0;
+      let serviceMs = 0;
       let serverExecutions = 0;
       const serviceRound = async (): Promise<number> => {
-        const cpuBefore = cpuMsOf(server.pid);
+        const before = { server: cpuMsOf(server.pid), model: cpuMsOf(model.pid), client: process.cpuUsage() };
         const { completed, elapsedMs } = await runFor(roundMs, inFlight, execution);
-        serverCpuMs += cpuMsOf(server.pid) - cpuBefore;
+        const client = process.cpuUsage(before.client);
+        serverCpuMs += cpuMsOf(server.pid) - before.server;
+        modelCpuMs += cpuMsOf(model.pid) - before.model;
+        clientCpuMs += (client.user + client.system) / 1000;
+        serviceMs += elapsedMs;
         serverExecutions += completed;
         return (completed / elapsedMs) * 1000;
       };
+      const cores = (cpuMs: number): string => (cpuMs / serviceMs).toFixed(2);
       // The baseline's CPU time per run, in this process (the model answers from its own).
       let baselineCpuMs = 0;
       let baselineRuns = 0;
@@ -103,7 +112,8 @@ runFigure({ figure, metric, target }, async ({ quick, profileDir }) => {
             `${rounds} rounds of ${roundMs / 1000} s; kickoff to SUCCESS p50 ${median(latencies).toFixed(0)} ms, ` +
             `p99 ${percentile(latencies, 99).toFixed(0)} ms; crewd CPU ` +
             `${(serverCpuMs / serverExecutions).toFixed(2)} ms per execution, the baseline's ` +
-            `${(baselineCpuMs / baselineRuns).toFixed(2)} ms per run; beside ${baselineLabels.generateText}: ` +
+            `${(baselineCpuMs / baselineRuns).toFixed(2)} ms per run; cores busy during crewd's rounds: crewd ` +
+            `${cores(serverCpuMs)}, model ${cores(modelCpuMs)}, clients ${cores(clientCpuMs)}; beside ${baselineLabels.generateText}: ` +
             `${generateTextRate.toFixed(0)}/s, ratio ${(service.median / generateTextRate).toFixed(2)}x` +
             (failures === 0 ? '' : `; ${failures} executions did not succeed`),
         },

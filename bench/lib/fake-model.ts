@@ -5,6 +5,8 @@ import { median } from './stats.ts';
 export interface FakeModelProcess {
   /** Base URL ending in /v1, for OPENAI_BASE_URL. */
   readonly url: string;
+  /** The model process's id, to read its CPU time. */
+  readonly pid: number;
   /** Chat Completions requests received so far, and how many of them asked for a slow answer. */
   stats(): Promise<{ received: number; slowReceived: number }>;
   /**
@@ -21,6 +23,7 @@ export async function startFakeModel(): Promise<FakeModelProcess> {
   const { url } = await script.next<{ type: string; url: string }>('ready');
   return {
     url,
+    pid: script.child.pid!,
     async stats() {
       script.send({ type: 'stats' });
       return script.next<{ type: string; received: number; slowReceived: number }>('stats');
