@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import type { Row, RowDecoder } from '../row-decoder.ts';
 import { rowDecoder } from '../row-decoder.ts';
 import { storeError } from './store-error.ts';
+import { createLogSync, type LogSync } from './log-sync.ts';
 import type { WriteBatcher } from './write-batcher.ts';
 import { createWriteBatcher } from './write-batcher.ts';
 
@@ -11,12 +12,15 @@ export interface SqliteContext {
   /** The statement for this SQL, prepared on first use (after migrations have created the tables). */
   readonly statement: (sql: string) => Database.Statement<unknown[], Row>;
   readonly decode: RowDecoder;
-  /** Where the hot writes go: those of one event-loop turn share a transaction. */
+  /** Where every write goes: those of one event-loop turn share a transaction, acknowledged once on disk. */
   readonly writes: WriteBatcher;
+  /** Flushes the write-ahead log off the event loop; closed with the connection. */
+  readonly log: LogSync;
 }
 
 export function createSqliteContext(db: Database.Database): SqliteContext {
   const statements = new Map<string, Database.Statement<unknown[], Row>>();
+  const log = createLogSync(db);
   return {
     db,
     statement: (sql) => {
@@ -27,7 +31,8 @@ export function createSqliteContext(db: Database.Database): SqliteContext {
       }
       return statement;
     },
-    writes: createWriteBatcher(db),
+    writes: createWriteBatcher(db, () => log.sync()),
+    log,
     decode: rowDecoder({
       json: (value) => JSON.parse(value as string) as unknown,
       date: (value) => new Date(value as string),

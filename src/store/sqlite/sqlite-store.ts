@@ -45,17 +45,19 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       ...sqliteExecutionStore(context),
       ...sqliteTokenStore(context),
       ...sqliteOutboxStore(context),
-      migrate: () => settle(() => migrateSqlite(db)),
+      migrate: async () => {
+        await settle(() => migrateSqlite(db));
+        await context.log.sync();
+      },
       ping: () =>
         settle(() => {
           context.statement('SELECT 1').get();
         }),
       close: async () => {
         await checkpointer?.stop();
-        await settle(() => {
-          context.writes.flush();
-          db.close();
-        });
+        await context.writes.flush();
+        await context.log.close();
+        await settle(() => db.close());
       },
     };
   });

@@ -15,10 +15,10 @@ const selectAll = 'SELECT * FROM tokens ORDER BY created_at, id';
 // A second revoke keeps the first revocation time.
 const revoke = 'UPDATE tokens SET revoked_at = coalesce(revoked_at, ?) WHERE id = ?';
 
-export function sqliteTokenStore({ statement, decode }: SqliteContext): TokenStore {
+export function sqliteTokenStore({ statement, decode, writes }: SqliteContext): TokenStore {
   return {
     createToken: (token) =>
-      settle(() => {
+      writes.write(() => {
         const row = statement(insertToken).get(tokenValues(token)) ?? statement(selectByHash).get(token.hash);
         if (row === undefined) throw new Error('Token insert was skipped without a conflicting row');
         return decode.token(row);
@@ -37,6 +37,6 @@ export function sqliteTokenStore({ statement, decode }: SqliteContext): TokenSto
           .map((row) => decode.token(row)),
       ),
 
-    revokeToken: (id, now) => settle(() => statement(revoke).run(now.toISOString(), id).changes > 0),
+    revokeToken: (id, now) => writes.write(() => statement(revoke).run(now.toISOString(), id).changes > 0),
   };
 }
