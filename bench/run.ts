@@ -27,6 +27,13 @@ const plans: readonly FigurePlan[] = [
     env: { BENCH_STORE: 'sqlite' },
     target: '>= 250/s and >= 0.5x',
   },
+  {
+    id: '2',
+    name: '2 throughput, SQLite in memory',
+    script: 'service-throughput.ts',
+    env: { BENCH_STORE: 'sqlite-memory' },
+    target: '-',
+  },
   { id: '3', name: '3 GET /status under load', script: 'status-load.ts', target: '>= 0.35x, p99 <= 10 ms' },
   { id: '4', name: '4 memory, in flight', script: 'memory-in-flight.ts', target: '<= 200 KB' },
   { id: '4', name: '4 memory, paused', script: 'memory-paused.ts', target: '<= 20 MB' },

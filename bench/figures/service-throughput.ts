@@ -11,10 +11,17 @@ import { runFor } from '../lib/run-concurrently.ts';
 import { cpuMsOf } from '../lib/proc-readings.ts';
 import { median, percentile, spread } from '../lib/stats.ts';
 
-const postgres = process.env.BENCH_STORE === 'postgres';
-const figure = postgres ? '7 throughput, PostgreSQL' : '2 throughput, SQLite';
+// `sqlite-memory`: figure 2 with the database in memory, a reference row that shows what the disk costs.
+const store = process.env.BENCH_STORE ?? 'sqlite';
+const postgres = store === 'postgres';
+const inMemory = store === 'sqlite-memory';
+const figure = postgres
+  ? '7 throughput, PostgreSQL'
+  : inMemory
+    ? '2 throughput, SQLite in memory'
+    : '2 throughput, SQLite';
 const metric = 'kickoff to SUCCESS, 50 in flight';
-const target = '>= 250/s and >= 0.5x';
+const target = inMemory ? '-' : '>= 250/s and >= 0.5x';
 const inFlight = 50;
 
 runFigure({ figure, metric, target }, async ({ quick, profileDir }) => {
@@ -26,7 +33,8 @@ runFigure({ figure, metric, target }, async ({ quick, profileDir }) => {
       crewDir: crewDirs.threeTask,
       modelUrl: model.url,
       ...(database === undefined ? {} : { database: database.url }),
-      nodeArgs: profileArgs(profileDir, postgres ? 'throughput-postgres' : 'throughput-sqlite'),
+      ...(inMemory ? { database: ':memory:' } : {}),
+      nodeArgs: profileArgs(profileDir, `throughput-${store}`),
     });
     const client = crewdClient(server.url);
     try {
@@ -107,7 +115,7 @@ runFigure({ figure, metric, target }, async ({ quick, profileDir }) => {
           baselineLabel: `50 concurrent baseline runs in one process, through ${baselineLabels['crewd-client']}`,
           ratio,
           target,
-          met: failures === 0 && service.median >= 250 && ratio >= 0.5,
+          met: inMemory ? null : failures === 0 && service.median >= 250 && ratio >= 0.5,
           note:
             `${rounds} rounds of ${roundMs / 1000} s; kickoff to SUCCESS p50 ${median(latencies).toFixed(0)} ms, ` +
             `p99 ${percentile(latencies, 99).toFixed(0)} ms; crewd CPU ` +
