@@ -1,6 +1,8 @@
 // Summarizes a V8 CPU profile (`node --cpu-prof`, or `npm run bench -- --profile`): where the time went, by
-// function (self time), by package or source folder, and the heaviest call paths through crewd's own code.
-// Usage: npx tsx bench/summarize-profile.ts <file.cpuprofile> [top]
+// function (self time), by package or source folder, and the heaviest call paths through crewd's own code. With
+// --folded it prints the profile as folded stacks instead (one line per call path: frames joined by `;`, then its
+// self time in microseconds), the input of flame graph tools such as flamegraph.pl, inferno or speedscope.
+// Usage: npx tsx bench/summarize-profile.ts <file.cpuprofile> [top] | <file.cpuprofile> --folded
 import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { repoRoot } from './lib/crew-dirs.ts';
@@ -20,10 +22,11 @@ interface CpuProfile {
 
 const [file, topArgument = '25'] = process.argv.slice(2);
 if (file === undefined) {
-  console.error('usage: tsx bench/summarize-profile.ts <file.cpuprofile> [top]');
+  console.error('usage: tsx bench/summarize-profile.ts <file.cpuprofile> [top | --folded]');
   process.exit(2);
 }
-const top = Number(topArgument);
+const folded = topArgument === '--folded';
+const top = folded ? 0 : Number(topArgument);
 const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
 
 // Self time per node, from the sample timestamps (more exact than hit counts times the interval).
@@ -88,6 +91,25 @@ for (const [nodeId, ms] of selfMs) {
   }
 }
 
+/** Every call path with self time, root first, as flame graph tools read it. */
+function printFolded(): void {
+  for (const [nodeId, ms] of selfMs) {
+    const frames: string[] = [];
+    for (let current: number | undefined = nodeId; current !== undefined; current = parent.get(current)) {
+      const node = byId.get(current)!;
+      if (node.callFrame.functionName === '(root)') break;
+      // `;` separates frames (the count follows the last space), so it may not appear inside a frame's name.
+      frames.push(`${node.callFrame.functionName || '(anonymous)'} ${where(node)}`.replaceAll(';', ','));
+    }
+    const microseconds = Math.round(ms * 1000);
+    if (microseconds > 0) console.log(`${frames.reverse().join(';')} ${microseconds}`);
+  }
+}
+
+if (folded) {
+  printFolded();
+  process.exit(0);
+}
 console.log(`${file}: ${totalMs.toFixed(0)} ms sampled`);
 table('Self time by package or source folder', byArea);
 table('Self time by function', byFunction);
