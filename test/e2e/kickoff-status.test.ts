@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/main.ts';
 import { startFakeOpenAI, type FakeOpenAIServer } from '../support/fake-openai-server.ts';
 import { apiClient, crewsDir, startCrewd } from '../support/crewd.ts';
+import { until } from '../support/until.ts';
 
 let model: FakeOpenAIServer;
 let crewd: RunningServer;
@@ -154,16 +155,17 @@ describe('kickoff and status', () => {
     model.enqueue({ content: 'slow outline', delayMs: 10_000 });
     const kickoff = await api.post('/kickoff', { inputs: { topic: 'glaciers' } });
     const id = kickoff.body.kickoff_id as string;
-    await api.waitForState(id, ['RUNNING']);
-    await new Promise((done) => setTimeout(done, 200));
-    const before = model.requests.length;
+    const aboutGlaciers = (request: { body: unknown }): boolean =>
+      JSON.stringify(request.body).includes('glaciers');
+    await until(() => model.requests.some(aboutGlaciers));
     const cancelled = await api.post(`/cancel/${id}`);
     expect(cancelled.status).toBe(200);
     expect(cancelled.body.state).toBe('REVOKED');
-    await new Promise((done) => setTimeout(done, 300));
+    // The call in flight is dropped (the server sees its client go away), and no later task asks the model.
+    await until(() => model.abandoned.some(aboutGlaciers));
     const status = await api.get(`/status/${id}`);
     expect(status.body.state).toBe('REVOKED');
     expect(status.body.tasks).toHaveLength(0);
-    expect(model.requests.length).toBe(before);
+    expect(model.requests.filter(aboutGlaciers)).toHaveLength(1);
   });
 });

@@ -7,13 +7,18 @@ import {
 } from '../support/fake-openai-server.ts';
 import { requestsMentioning, userText } from '../support/model-requests.ts';
 import { apiClient, crewsDir, spawnCrewd, startCrewd, tempDatabase } from '../support/crewd.ts';
+import { until } from '../support/until.ts';
 
 let model: FakeOpenAIServer;
 let delayFor: (request: RecordedRequest) => number = () => 0;
+let holdFor: (request: RecordedRequest) => Promise<unknown> | undefined = () => undefined;
 
 beforeAll(async () => {
   model = await startFakeOpenAI({
-    respond: (request) => ({ content: 'An answer.', delayMs: delayFor(request) }),
+    respond: (request) => {
+      const heldUntil = holdFor(request);
+      return { content: 'An answer.', delayMs: delayFor(request), ...(heldUntil ? { heldUntil } : {}) };
+    },
   });
 });
 
@@ -23,7 +28,10 @@ afterAll(async () => {
 
 describe('operating crewd', () => {
   it('keeps executions beyond CREWD_CONCURRENCY waiting as PENDING, then runs them', async () => {
-    delayFor = () => 300;
+    // The first execution's first model call is held until the second has been seen waiting.
+    let release = (): void => {};
+    const held = new Promise<void>((done) => (release = done));
+    holdFor = (request) => (userText(request).includes('moss') ? held : undefined);
     const crewd = await startCrewd({
       crewDir: join(crewsDir, 'plain-crew'),
       modelUrl: model.url,
@@ -33,12 +41,17 @@ describe('operating crewd', () => {
       const api = apiClient(crewd.url);
       const first = await api.post('/kickoff', { inputs: { topic: 'moss' } });
       const second = await api.post('/kickoff', { inputs: { topic: 'lichen' } });
-      await api.waitForState(first.body.kickoff_id, ['RUNNING']);
+      await until(() => requestsMentioning(model, 'moss').length === 1);
+      expect((await api.get(`/status/${first.body.kickoff_id}`)).body.state).toBe('RUNNING');
       expect((await api.get(`/status/${second.body.kickoff_id}`)).body.state).toBe('PENDING');
+      expect(requestsMentioning(model, 'lichen')).toHaveLength(0);
+
+      release();
       await api.waitForState(second.body.kickoff_id, ['SUCCESS']);
       expect((await api.get(`/status/${first.body.kickoff_id}`)).body.state).toBe('SUCCESS');
     } finally {
-      delayFor = () => 0;
+      release();
+      holdFor = () => undefined;
       await crewd.close();
     }
   });
@@ -69,10 +82,7 @@ describe('operating crewd', () => {
     delayFor = (request) => (userText(request).includes('Write the note about reefs') ? 1500 : 0);
     const first = await spawnCrewd(options);
     const kickoff = await apiClient(first.url).post('/kickoff', { inputs: { topic: 'reefs' } });
-    const deadline = Date.now() + 20_000;
-    while (requestsMentioning(model, 'Write the note about reefs').length === 0 && Date.now() < deadline) {
-      await new Promise((done) => setTimeout(done, 20));
-    }
+    await until(() => requestsMentioning(model, 'Write the note about reefs').length === 1);
     first.child.kill('SIGTERM');
     expect((await first.exited).code).toBe(0);
     delayFor = () => 0;
@@ -88,6 +98,44 @@ describe('operating crewd', () => {
     } finally {
       second.child.kill('SIGKILL');
       await second.exited;
+    }
+  });
+
+  it('on SIGTERM stops a model call that outlasts CREWD_SHUTDOWN_GRACE_MS; the next process runs that task at once', async () => {
+    const database = tempDatabase();
+    const options = { crewDir: join(crewsDir, 'plain-crew'), database, modelUrl: model.url };
+    // Held for good: only the grace running out lets the first process exit.
+    let release = (): void => {};
+    const held = new Promise<void>((done) => (release = done));
+    holdFor = (request) => (userText(request).includes('Write the note about tides') ? held : undefined);
+    const first = await spawnCrewd({ ...options, env: { CREWD_SHUTDOWN_GRACE_MS: '300' } });
+    try {
+      const kickoff = await apiClient(first.url).post('/kickoff', { inputs: { topic: 'tides' } });
+      await until(() => requestsMentioning(model, 'Write the note about tides').length === 1);
+      first.child.kill('SIGTERM');
+      expect((await first.exited).code).toBe(0);
+      // The call was dropped, not answered: the execution stays RUNNING with its saved first task.
+      await until(
+        () => model.abandoned.filter((request) => userText(request).includes('about tides')).length === 1,
+      );
+      holdFor = () => undefined;
+
+      // The lease was released on the way out, so the second process goes on before the 30 s lease would end.
+      const second = await spawnCrewd(options);
+      try {
+        const api = apiClient(second.url);
+        const done = await api.waitForState(kickoff.body.kickoff_id, ['SUCCESS', 'FAILED']);
+        expect(done.body.state).toBe('SUCCESS');
+        expect(requestsMentioning(model, 'Write the note about tides')).toHaveLength(2);
+        expect(requestsMentioning(model, 'Outline a note about tides')).toHaveLength(1);
+      } finally {
+        second.child.kill('SIGKILL');
+        await second.exited;
+      }
+    } finally {
+      release();
+      holdFor = () => undefined;
+      first.child.kill('SIGKILL');
     }
   });
 });

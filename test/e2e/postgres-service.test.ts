@@ -12,7 +12,7 @@ import { createTestDatabase } from '../support/postgres-database.ts';
 
 const availability = await postgresAvailability();
 if (!availability.reachable && postgresRequired()) {
-  throw new Error(`${availability.reason} (CREWD_REQUIRE_POSTGRES=1)`);
+  throw new Error(`${availability.reason} (set CREWD_SKIP_POSTGRES=1 to skip the PostgreSQL suites)`);
 }
 const skipReason = availability.reachable ? '' : ` (skipped: ${availability.reason})`;
 

@@ -11,14 +11,14 @@ import { describeStoreContract } from './store-contract.ts';
 import { rejectionOf } from './store-fixtures.ts';
 
 const postgres = await postgresAvailability();
-// Unreachable and required: the suite runs and fails; unreachable otherwise: skipped with the reason in its name.
+// Unreachable: the suite runs and fails, unless CREWD_SKIP_POSTGRES=1 asks to skip it (the reason in its name).
 const skip = !postgres.reachable && !postgresRequired();
 
 describe.skipIf(skip)(skip ? `PostgreSQL (skipped: ${postgres.reason})` : 'PostgreSQL', () => {
   let schema = 'crewd_test_unset';
 
   beforeAll(async () => {
-    if (!postgres.reachable) throw new Error(`${postgres.reason} (required by CREWD_REQUIRE_POSTGRES=1)`);
+    if (!postgres.reachable) throw new Error(`${postgres.reason} (set CREWD_SKIP_POSTGRES=1 to skip the PostgreSQL suites)`);
     schema = await createTestSchema(postgres.url);
   });
 

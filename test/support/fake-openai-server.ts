@@ -18,6 +18,8 @@ export interface FakeReply {
   headers?: Record<string, string>;
   /** Wait before answering (slow answers, timeouts). */
   delayMs?: number;
+  /** Answer only once this settles: a test holds the call until it lets it go. */
+  heldUntil?: Promise<unknown>;
 }
 
 export interface RecordedRequest {
@@ -81,8 +83,8 @@ export async function startFakeOpenAI(options: { respond?: FakeResponder } = {})
     }
 
     const reply = queue.shift() ?? responder?.(recorded) ?? defaultReply(recorded);
-    if (reply.delayMs !== undefined && reply.delayMs > 0) {
-      const answered = await delay(reply.delayMs, response);
+    if ((reply.delayMs !== undefined && reply.delayMs > 0) || reply.heldUntil !== undefined) {
+      const answered = await delay(reply.delayMs ?? 0, reply.heldUntil, response);
       if (!answered) {
         if (!closing) abandoned.push(recorded);
         return;
@@ -124,10 +126,22 @@ export async function startFakeOpenAI(options: { respond?: FakeResponder } = {})
     }
   }
 
-  /** Resolves true after `ms`, or false as soon as the client goes away or the server closes. */
-  function delay(ms: number, response: ServerResponse): Promise<boolean> {
+  /**
+   * Resolves true after `ms` and once `heldUntil` has settled, or false as soon as the client goes away or the
+   * server closes.
+   */
+  function delay(
+    ms: number,
+    heldUntil: Promise<unknown> | undefined,
+    response: ServerResponse,
+  ): Promise<boolean> {
     return new Promise((resolve) => {
+      let finished = false;
+      let waited = false;
+      let released = heldUntil === undefined;
       const finish = (answered: boolean): void => {
+        if (finished) return;
+        finished = true;
         clearTimeout(timer);
         pendingDelays.delete(cancel);
         response.off('close', onClose);
@@ -138,7 +152,18 @@ export async function startFakeOpenAI(options: { respond?: FakeResponder } = {})
         response.destroy();
       };
       const onClose = (): void => finish(false);
-      const timer = setTimeout(() => finish(true), ms);
+      const answerWhenReady = (): void => {
+        if (waited && released) finish(true);
+      };
+      const timer = setTimeout(() => {
+        waited = true;
+        answerWhenReady();
+      }, ms);
+      const release = (): void => {
+        released = true;
+        answerWhenReady();
+      };
+      heldUntil?.then(release, release);
       pendingDelays.add(cancel);
       response.on('close', onClose);
     });
