@@ -9,7 +9,10 @@ export interface RateLimiter {
  * An even-spacing limiter: each call of a key starts at least `60 / rpm` seconds after the previous one.
  * Simpler than a sliding window and never bursts, which is what providers' per-minute limits want.
  */
-export function createRateLimiter(now: () => number = () => performance.now()): RateLimiter {
+export function createRateLimiter(
+  now: () => number = () => performance.now(),
+  wait: (ms: number, signal: AbortSignal) => Promise<void> = sleep,
+): RateLimiter {
   const nextStart = new Map<string, number>();
   return {
     async wait(key, requestsPerMinute, signal) {
@@ -17,7 +20,7 @@ export function createRateLimiter(now: () => number = () => performance.now()): 
       const current = now();
       const start = Math.max(current, nextStart.get(key) ?? current);
       nextStart.set(key, start + 60_000 / requestsPerMinute);
-      if (start > current) await sleep(start - current, signal);
+      if (start > current) await wait(start - current, signal);
     },
   };
 }

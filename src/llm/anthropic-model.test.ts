@@ -1,26 +1,34 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startScriptedReceiver, type ScriptedReceiver } from '../../test/support/scripted-receiver.ts';
 import { ModelCallError } from '../domain/errors.ts';
 import { createAnthropicModel } from './anthropic-model.ts';
+import { createModelFetch } from './model-fetch.ts';
 
 const never = new AbortController().signal;
 
-/** A stand-in for Anthropic's Messages endpoint that records what it was sent. */
-function fakeAnthropic(status: number, body: unknown, headers: Record<string, string> = {}) {
-  const sent: { url: string; headers: Headers; body: Record<string, unknown> }[] = [];
-  const fetch: typeof globalThis.fetch = (input, init) => {
-    sent.push({
-      url: input instanceof Request ? input.url : String(input),
-      headers: new Headers(init?.headers),
-      body: JSON.parse(init?.body as string),
-    });
-    return Promise.resolve(
-      new Response(JSON.stringify(body), {
-        status,
-        headers: { 'content-type': 'application/json', ...headers },
-      }),
-    );
-  };
-  return { sent, fetch };
+let server: ScriptedReceiver;
+beforeAll(async () => {
+  server = await startScriptedReceiver();
+});
+afterAll(() => server.close());
+
+/** Anthropic's Messages endpoint, played on loopback by a receiver answering `status` with `body`. */
+function answerMessages(status: number, body: unknown, headers: Record<string, string> = {}): void {
+  server.answer('/v1/messages', (response) =>
+    response.writeHead(status, { 'content-type': 'application/json', ...headers }).end(JSON.stringify(body)),
+  );
+}
+
+/** The model as crewd builds it: over its own HTTP client, pointed at the receiver. */
+function model(apiKey = 'sk-ant-test') {
+  return createAnthropicModel({
+    modelId: 'anthropic/claude-sonnet-4-5',
+    model: 'claude-sonnet-4-5',
+    apiKey,
+    baseURL: `${server.url}/v1`,
+    timeoutMs: 5_000,
+    fetch: createModelFetch(),
+  });
 }
 
 const reply = {
@@ -39,17 +47,10 @@ const reply = {
 
 describe('Anthropic model', () => {
   it('maps the conversation to the Messages API and the answer back', async () => {
-    const { sent, fetch } = fakeAnthropic(200, reply);
-    const model = createAnthropicModel({
-      modelId: 'anthropic/claude-sonnet-4-5',
-      model: 'claude-sonnet-4-5',
-      apiKey: 'sk-ant-test',
-      baseURL: 'http://anthropic.test/v1',
-      timeoutMs: 5_000,
-      fetch,
-    });
+    answerMessages(200, reply);
+    const before = server.received.length;
 
-    const response = await model.generate(
+    const response = await model().generate(
       {
         messages: [
           { role: 'system', content: 'You are a researcher.' },
@@ -71,9 +72,10 @@ describe('Anthropic model', () => {
       toolCalls: [{ id: 'toolu_2', name: 'search', input: { q: 'tides' } }],
       usage: { promptTokens: 12, completionTokens: 3 },
     });
-    const request = sent[0]!;
-    expect(request.url).toBe('http://anthropic.test/v1/messages');
-    expect(request.headers.get('x-api-key')).toBe('sk-ant-test');
+    expect(server.received).toHaveLength(before + 1);
+    const request = server.received.at(-1)!;
+    expect(request.path).toBe('/v1/messages');
+    expect(request.headers['x-api-key']).toBe('sk-ant-test');
     expect(request.body.model).toBe('claude-sonnet-4-5');
     expect(request.body.system).toEqual([{ type: 'text', text: 'You are a researcher.' }]);
     expect(request.body.messages).toMatchObject([
@@ -91,20 +93,13 @@ describe('Anthropic model', () => {
   });
 
   it('reports an overloaded provider as retryable, in its own words', async () => {
-    const { fetch } = fakeAnthropic(
+    answerMessages(
       529,
       { type: 'error', error: { type: 'overloaded_error', message: 'Overloaded for sk-ant-SECRET' } },
       { 'retry-after': '4' },
     );
-    const model = createAnthropicModel({
-      modelId: 'anthropic/c',
-      model: 'c',
-      apiKey: 'k',
-      timeoutMs: 5_000,
-      fetch,
-    });
 
-    const error = (await model
+    const error = (await model('k')
       .generate({ messages: [{ role: 'user', content: 'Hi' }] }, never)
       .catch((failure: unknown) => failure)) as ModelCallError;
 

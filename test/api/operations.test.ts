@@ -161,10 +161,9 @@ describe('shutdown', () => {
     const reader = new SseReader(response);
     await reader.next();
 
-    const started = Date.now();
+    // A close that waited for the stream would wait for the client: the test's time limit would end it.
     await server.close();
 
-    expect(Date.now() - started).toBeLessThan(2000);
     expect(await reader.rest()).toEqual([]);
   });
 });

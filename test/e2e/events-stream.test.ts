@@ -13,11 +13,12 @@ interface SseEvent {
   data: Record<string, unknown>;
 }
 
-/** Reads Server-Sent Events until `stopAfter` events arrived or the stream ended. */
+/** Reads Server-Sent Events until `stopAfter` events arrived or the stream ended; `onEvent` hears each as it comes. */
 async function readEvents(
   url: string,
   headers: Record<string, string>,
   stopAfter = Infinity,
+  onEvent: (event: SseEvent) => void = () => {},
 ): Promise<SseEvent[]> {
   const controller = new AbortController();
   const response = await fetch(url, {
@@ -43,11 +44,13 @@ async function readEvents(
             .map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()]),
         );
         if (fields.id === undefined) continue;
-        events.push({
+        const event: SseEvent = {
           id: Number(fields.id),
           event: fields.event ?? '',
           data: JSON.parse(fields.data ?? '{}'),
-        });
+        };
+        events.push(event);
+        onEvent(event);
         if (events.length >= stopAfter) {
           controller.abort();
           return events;
@@ -105,9 +108,14 @@ describe('execution events', () => {
       const id = kickoff.body.kickoff_id as string;
       await firstApi.waitForState(id, ['PAUSED']);
 
-      // Streamed by the first server, cancelled through the second: the first learns of it from the store alone.
-      const streamed = readEvents(`${first.url}/executions/${id}/events`, {});
-      await new Promise((done) => setTimeout(done, 200));
+      // Streamed by the first server, cancelled through the second once the stream has sent all there was: the
+      // first learns of the cancel from the store alone, while following.
+      let caughtUp = (): void => {};
+      const followed = new Promise<void>((done) => (caughtUp = done));
+      const streamed = readEvents(`${first.url}/executions/${id}/events`, {}, Infinity, (event) => {
+        if (event.event === 'human-input-request') caughtUp();
+      });
+      await followed;
       const cancelled = await apiClient(second.url).post(`/cancel/${id}`, {});
       expect(cancelled.status).toBe(200);
 

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeOpenAIServer } from '../support/fake-openai-server.ts';
+import { until } from '../support/until.ts';
 import { apiClient, crewsDir, spawnCrewd, tempDatabase } from '../support/crewd.ts';
 import { startScriptedReceiver, type Answer, type ScriptedReceiver } from '../support/scripted-receiver.ts';
 
@@ -53,10 +54,7 @@ describe('webhook delivery across a crash', () => {
     });
     await apiClient(first.url).waitForState(kickoff.body.kickoff_id, ['SUCCESS']);
     // Wait until the down receiver has refused at least one attempt of the crew webhook, then crash.
-    const deadline = Date.now() + 10_000;
-    while (!receiver.received.some((webhook) => webhook.path === '/crew') && Date.now() < deadline) {
-      await new Promise((done) => setTimeout(done, 20));
-    }
+    await until(() => receiver.received.some((webhook) => webhook.path === '/crew'));
     first.child.kill('SIGKILL');
     await first.exited;
     const refusedIds = new Set(receiver.received.map((webhook) => webhook.headers['webhook-id']));
@@ -72,9 +70,22 @@ describe('webhook delivery across a crash', () => {
       // The messages that arrive are the same messages that were refused before the crash.
       expect(refusedIds.has(crew!.headers['webhook-id'])).toBe(true);
 
-      const deliveries = await apiClient(second.url).get(`/executions/${kickoff.body.kickoff_id}/deliveries`);
-      const crewDelivery = deliveries.body.deliveries ?? deliveries.body;
-      expect(JSON.stringify(crewDelivery)).toContain('delivered');
+      // The store says so too, once the second process has recorded the accepted attempt.
+      const crewDelivery = async (): Promise<{
+        status: string;
+        attempts: { status_code: number | null }[];
+      }> => {
+        const deliveries = await apiClient(second.url).get(
+          `/executions/${kickoff.body.kickoff_id}/deliveries`,
+        );
+        return (deliveries.body.items as { kind: string; status: string; attempts: [] }[]).find(
+          (item) => item.kind === 'crew',
+        )!;
+      };
+      await expect.poll(async () => (await crewDelivery()).status, { timeout: 10_000 }).toBe('delivered');
+      const attempts = (await crewDelivery()).attempts;
+      expect(attempts.length).toBeGreaterThan(1);
+      expect(attempts.at(-1)!.status_code).toBe(200);
     } finally {
       second.child.kill('SIGKILL');
       await second.exited;

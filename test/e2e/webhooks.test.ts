@@ -133,15 +133,21 @@ describe('webhooks across kickoff and resume legs', () => {
     });
     await receiver.waitFor('/approve/task', 1);
 
-    const paths = receiver.received.map((webhook) => webhook.path);
-    expect(paths.filter((path) => path.startsWith('/reject/')).every((path) => path === '/reject/task')).toBe(
-      true,
-    );
-    expect(paths.filter((path) => path === '/kickoff/task')).toHaveLength(2);
-    expect(paths).not.toContain('/kickoff/crew');
-
+    // Every message is queued with the change that causes it, so once SUCCESS shows, the list is complete: each
+    // leg's messages went only to the URLs given with that leg, none to an earlier leg's.
     const deliveries = await api.get(`/executions/${id}/deliveries`);
     expect(deliveries.status).toBe(200);
+    const paths = (deliveries.body.items as { url: string }[]).map((item) => new URL(item.url).pathname);
+    const count = (path: string): number => paths.filter((each) => each === path).length;
+    expect(count('/kickoff/task')).toBe(2);
+    expect(count('/kickoff/step')).toBe(2);
+    expect(count('/kickoff/crew')).toBe(0);
+    expect(count('/reject/task')).toBe(1);
+    expect(paths.filter((path) => path.startsWith('/reject/'))).toEqual(['/reject/task']);
+    expect(count('/approve/task')).toBe(1);
+    expect(count('/approve/step')).toBe(1);
+    expect(count('/approve/crew')).toBe(1);
+    expect(count('/human')).toBe(2);
     expect(JSON.stringify(deliveries.body)).not.toContain('hook-secret-1');
   });
 

@@ -67,12 +67,16 @@ describe('SQLite store WAL checkpoints', () => {
       'await store.close();',
       "console.log('closed');",
     ].join('\n');
+    // Bounded, so a close that hangs fails the test instead of holding the worker.
     const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '--eval', script], {
       encoding: 'utf8',
+      timeout: 20_000,
     });
-    expect(child.stderr).toBe('');
-    expect(child.stdout).toBe('closed\n');
-    expect(child.status).toBe(0);
+    // A process that exited with close still pending prints a warning and exits 13; stderr shows why.
+    expect({ status: child.status, stdout: child.stdout, stderr: child.stderr }).toMatchObject({
+      status: 0,
+      stdout: 'closed\n',
+    });
   });
 });
 

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { fdatasync, mkdtempSync, readlinkSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -29,10 +29,15 @@ describe('SQLite log sync', () => {
     return { calls, flush };
   }
 
-  it('flushes the write-ahead log on the thread pool', async () => {
-    const log = createLogSync(db);
+  it('flushes the write-ahead log file with fdatasync', async () => {
+    const flushed: string[] = [];
+    const log = createLogSync(db, (fd, done) => {
+      flushed.push(readlinkSync(`/proc/self/fd/${fd}`));
+      fdatasync(fd, done);
+    });
     db.exec("INSERT INTO notes VALUES ('a')");
     await expect(log.sync()).resolves.toBeUndefined();
+    expect(flushed).toEqual([join(realpathSync(dir), 'log.db-wal')]);
     await log.close();
   });
 

@@ -12,7 +12,7 @@ describe('webhook delivery over time', () => {
       response.writeHead(count === 1 ? 500 : 200).end(),
     );
     const executionId = randomUUID();
-    const ids = await harness.fixture.enqueue(
+    await harness.fixture.enqueue(
       executionId,
       [1, 2, 3, 4, 5].map((n) => ({ url: `${harness.receiver.url}/ordered`, payload: { n } })),
     );
@@ -29,14 +29,14 @@ describe('webhook delivery over time', () => {
       .on('/ordered')
       .map((request) => (JSON.parse(request.rawBody) as { n: number }).n);
     expect(order).toEqual([1, 1, 2, 3, 4, 5, 6]);
-    expect(ids).toHaveLength(5);
   });
 
   it('delivers messages for different receivers in parallel', async () => {
     const release: Array<() => void> = [];
     harness.receiver.answer('/a', (response) => release.push(() => response.writeHead(200).end()));
     harness.receiver.answer('/b', (response) => release.push(() => response.writeHead(200).end()));
-    const [a] = await harness.fixture.enqueue(randomUUID(), [{ url: `${harness.receiver.url}/a` }]);
+    const executionA = randomUUID();
+    const [a] = await harness.fixture.enqueue(executionA, [{ url: `${harness.receiver.url}/a` }]);
     const executionB = randomUUID();
     const [b] = await harness.fixture.enqueue(executionB, [{ url: `${harness.receiver.url}/b` }]);
     harness.startWorker();
@@ -45,8 +45,8 @@ describe('webhook delivery over time', () => {
     await harness.receiver.waitFor('/a', 1);
     await harness.receiver.waitFor('/b', 1);
     release.forEach((answer) => answer());
+    expect((await harness.fixture.settled(executionA, a!)).status).toBe('delivered');
     expect((await harness.fixture.settled(executionB, b!)).status).toBe('delivered');
-    expect(a).toBeDefined();
   });
 
   it('reads at most 64 KiB of an answer, so an endless body does not hold the attempt', async () => {
@@ -63,9 +63,10 @@ describe('webhook delivery over time', () => {
     harness.startWorker({ timeoutMs: 5000 });
 
     const record = await harness.fixture.settled(executionId, messageId!);
+    // Reading on would have run into the 5 s timeout, and a timed-out attempt is not delivered.
     expect(record.status).toBe('delivered');
     expect(record.attempts).toHaveLength(1);
-    expect(record.attempts[0]!.durationMs).toBeLessThan(4000);
+    expect(record.attempts[0]!.error).toBeNull();
   });
 
   it('resumes pending deliveries after a restart, on a new store opened on the same file', async () => {

@@ -1,13 +1,14 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { applyConnectionSettings, pageCacheKib } from './connection-settings.ts';
+import { applyConnectionSettings } from './connection-settings.ts';
 
 describe('applyConnectionSettings', () => {
   it('keeps the page cache at 2 MiB, commits unsynced (the store syncs them off the event loop), foreign keys on', () => {
     const db = new Database(':memory:');
     try {
       applyConnectionSettings(db);
-      expect(db.pragma('cache_size', { simple: true })).toBe(-pageCacheKib);
+      // Negative: KiB rather than pages.
+      expect(db.pragma('cache_size', { simple: true })).toBe(-2000);
       expect(db.pragma('synchronous', { simple: true })).toBe(1);
       expect(db.pragma('foreign_keys', { simple: true })).toBe(1);
     } finally {
