@@ -18,7 +18,8 @@ describe.skipIf(skip)(skip ? `PostgreSQL (skipped: ${postgres.reason})` : 'Postg
   let schema = 'crewd_test_unset';
 
   beforeAll(async () => {
-    if (!postgres.reachable) throw new Error(`${postgres.reason} (set CREWD_SKIP_POSTGRES=1 to skip the PostgreSQL suites)`);
+    if (!postgres.reachable)
+      throw new Error(`${postgres.reason} (set CREWD_SKIP_POSTGRES=1 to skip the PostgreSQL suites)`);
     schema = await createTestSchema(postgres.url);
   });
 
