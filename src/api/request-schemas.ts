@@ -23,6 +23,7 @@ export type KickoffBody = z.infer<typeof kickoffBodySchema>;
 const resumeAliases = [
   ['execution_id', 'executionId'],
   ['task_id', 'taskId'],
+  ['human_feedback', 'humanFeedback'],
   ['is_approve', 'isApprove'],
 ] as const;
 
@@ -35,7 +36,7 @@ export const resumeBodySchema = z
     human_feedback: z
       .string()
       .optional()
-      .describe('Added to the context of later tasks, or of the retried task'),
+      .describe('Required (may be empty): added to the context of later tasks, or of the retried task'),
     humanFeedback: z.string().optional(),
     is_approve: z
       .boolean()

@@ -70,7 +70,8 @@ export class ExecutionLeg {
       executionId: this.#execution.id,
       fromStates: ['PENDING'],
       state: 'RUNNING',
-      patch: { startedAt: now },
+      // The first leg's start: a leg after a resume or a restart goes on with the same execution time.
+      patch: this.#execution.startedAt === null ? { startedAt: now } : {},
       events: [eventRecord.executionStarted()],
       now,
     });

@@ -201,9 +201,19 @@ describe('POST /resume', () => {
     [{ task_id: 'review', human_feedback: 'x', is_approve: true }, 'execution_id is required'],
     [{ execution_id: pausedId, human_feedback: 'x', is_approve: true }, 'task_id is required'],
     [{ execution_id: pausedId, task_id: 'review', human_feedback: 'x' }, 'is_approve is required'],
-    [{ execution_id: pausedId, task_id: 'review', is_approve: 'yes' }, 'is_approve must be a boolean'],
+    [{ execution_id: pausedId, task_id: 'review', is_approve: true }, 'human_feedback is required'],
     [
-      { execution_id: pausedId, task_id: 'review', is_approve: true, crewWebhookUrl: 'not a url' },
+      { execution_id: pausedId, task_id: 'review', human_feedback: 'x', is_approve: 'yes' },
+      'is_approve must be a boolean',
+    ],
+    [
+      {
+        execution_id: pausedId,
+        task_id: 'review',
+        human_feedback: 'x',
+        is_approve: true,
+        crewWebhookUrl: 'not a url',
+      },
       'crewWebhookUrl must be an absolute http(s) URL',
     ],
   ])('answers 400 naming the field for %j', async (body, message) => {

@@ -89,6 +89,41 @@ describe('human input', () => {
     expect(systemText(publish[0]!)).not.toContain('Good. Keep it short.');
   });
 
+  it('counts execution_time from the first start, across the pause, to the end', async () => {
+    const id = await pausedExecution('kites');
+    const paused = await api.get(`/status/${id}`);
+    await new Promise((done) => setTimeout(done, 300));
+    await api.post('/resume', {
+      execution_id: id,
+      task_id: 'draft',
+      human_feedback: 'Fine.',
+      is_approve: true,
+    });
+    const done = await api.waitForState(id, ['SUCCESS', 'FAILED']);
+
+    expect(done.body.state).toBe('SUCCESS');
+    // The resumed leg did not start the clock again: the finished time holds the pause, and it never went back.
+    expect(done.body.execution_time).toBeGreaterThanOrEqual(paused.body.execution_time + 0.3);
+    expect((await api.get(`/status/${id}`)).body.execution_time).toBe(done.body.execution_time);
+  });
+
+  it('refuses a resume without human_feedback, which the interface requires', async () => {
+    const id = await pausedExecution('sleds');
+    const missing = await api.post('/resume', { execution_id: id, task_id: 'draft', is_approve: true });
+    expect(missing.status).toBe(400);
+    expect(missing.body).toMatchObject({ code: 'VALIDATION_ERROR' });
+    expect(JSON.stringify(missing.body.details)).toContain('human_feedback');
+    // Nothing was lost: the execution still waits, and an empty feedback is feedback.
+    expect((await api.get(`/status/${id}`)).body.state).toBe('PAUSED');
+    const empty = await api.post('/resume', {
+      execution_id: id,
+      task_id: 'draft',
+      human_feedback: '',
+      is_approve: true,
+    });
+    expect(empty.status).toBe(200);
+  });
+
   it('refuses a resume for a task that is not awaiting feedback with 400', async () => {
     const id = await pausedExecution('lamps');
     const response = await api.post('/resume', {
