@@ -11,7 +11,8 @@ import type { Metrics } from '../observability/metrics.ts';
 import type { ExecutionService } from '../service/execution-service.ts';
 import { installBearerAuth } from './bearer-auth.ts';
 import type { Authenticate } from './bearer-auth.ts';
-import { installErrorHandling } from './error-handler.ts';
+import { answerClientError, answerFrameworkError, installErrorHandling } from './error-handler.ts';
+import { describeErrorResponses } from './error-responses.ts';
 import { zodValidatorCompiler } from './request-validation.ts';
 import { errorBodySchema } from './response-schemas.ts';
 import { registerCrewRoutes } from './routes/crew-routes.ts';
@@ -44,13 +45,20 @@ export const bodyLimitBytes = 1024 * 1024;
 /** The HTTP API (CONTRACT §3, §5, §6) over an execution service. Call `listen` on the result. */
 export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   const logger = deps.logger ?? false;
+  const options = {
+    bodyLimit: bodyLimitBytes,
+    // Ids far longer than any kickoff id answer 404 like any unknown id, in the contract's error shape.
+    routerOptions: { maxParamLength: 500 },
+    frameworkErrors: answerFrameworkError,
+    clientErrorHandler: answerClientError,
+  };
   const app = (
     logger === false
-      ? Fastify({ logger: false, bodyLimit: bodyLimitBytes })
+      ? Fastify({ logger: false, ...options })
       : // Per-request log lines cost more than the /status route itself; errors are still logged.
         Fastify({
           loggerInstance: logger,
-          bodyLimit: bodyLimitBytes,
+          ...options,
           logController: new LogController({ disableRequestLogging: true }),
           // A child logger per request costs more than a status read; error lines carry the route instead.
           childLoggerFactory: (parent) => parent,
@@ -75,6 +83,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   });
 
   // Both plugins collect routes as they are added, so they come before every route.
+  describeErrorResponses(app);
   await app.register(fastifySwagger, {
     openapi: {
       openapi: '3.1.0',
@@ -136,6 +145,54 @@ function installJsonBodyParser(app: FastifyInstance): void {
       done(null, undefined);
       return;
     }
-    void parseJson(request, text, done);
+    void parseJson(request, text, (error, value) => {
+      if (error !== null) {
+        done(isValidJson(text) ? prototypeKeyError() : error, undefined);
+        return;
+      }
+      done(nestedDeeperThan(value, maxJsonDepth) ? tooDeepError() : null, value);
+    });
   });
+}
+
+/** Deeper JSON than any crew input needs; much deeper would overflow the stack when the body is written out. */
+export const maxJsonDepth = 100;
+
+/** Whether objects and arrays in `value` nest more than `limit` levels deep; iterative, so any depth is safe. */
+function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const pending: [unknown, number][] = [[value, 1]];
+  while (pending.length > 0) {
+    const [current, depth] = pending.pop()!;
+    if (typeof current !== 'object' || current === null) continue;
+    if (depth > limit) return true;
+    for (const child of Object.values(current)) pending.push([child, depth + 1]);
+  }
+  return false;
+}
+
+function tooDeepError(): CrewdError {
+  return new CrewdError(
+    'VALIDATION_ERROR',
+    `Request body nests objects and arrays more than ${maxJsonDepth} deep`,
+  );
+}
+
+/**
+ * The parser refuses `__proto__` and `constructor.prototype` keys, which could poison objects built from them, with
+ * the same error as broken JSON: text that plain JSON.parse reads was refused for such a key.
+ */
+function isValidJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function prototypeKeyError(): CrewdError {
+  return new CrewdError(
+    'VALIDATION_ERROR',
+    'Request body may not use the keys __proto__ or constructor.prototype',
+  );
 }

@@ -1,3 +1,4 @@
+import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CrewdError, isCrewdError } from '../domain/errors.ts';
 import type { ErrorCode } from '../domain/errors.ts';
@@ -22,27 +23,26 @@ const contractMessages: Partial<Record<ErrorCode, string>> = {
   NOT_PENDING_HUMAN_INPUT: 'Execution is not in pending human input state',
 };
 
-/** Framework errors about the request body, by their code. */
-const bodyErrorCodes: Readonly<Record<string, ErrorCode>> = {
-  FST_ERR_CTP_BODY_TOO_LARGE: 'PAYLOAD_TOO_LARGE',
-  FST_ERR_CTP_INVALID_JSON_BODY: 'INVALID_JSON',
-  FST_ERR_CTP_EMPTY_JSON_BODY: 'INVALID_JSON',
-  FST_ERR_CTP_INVALID_MEDIA_TYPE: 'INVALID_JSON',
-  FST_ERR_CTP_INVALID_CONTENT_LENGTH: 'INVALID_JSON',
-};
-
-const bodyErrorMessages: Partial<Record<ErrorCode, string>> = {
-  PAYLOAD_TOO_LARGE: 'Request body is larger than the limit of 1 MiB',
-  INVALID_JSON: 'Request body is not valid JSON',
+/** Framework errors about the request, by their code: what they mean for the client, in the contract's terms. */
+const frameworkErrors: Readonly<Record<string, { readonly code: ErrorCode; readonly message: string }>> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: {
+    code: 'PAYLOAD_TOO_LARGE',
+    message: 'Request body is larger than the limit of 1 MiB',
+  },
+  FST_ERR_CTP_INVALID_JSON_BODY: { code: 'INVALID_JSON', message: 'Request body is not valid JSON' },
+  FST_ERR_CTP_EMPTY_JSON_BODY: { code: 'INVALID_JSON', message: 'Request body is not valid JSON' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: { code: 'INVALID_JSON', message: 'Request body is not valid JSON' },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: { code: 'INVALID_JSON', message: 'Request body is not valid JSON' },
+  FST_ERR_BAD_URL: { code: 'VALIDATION_ERROR', message: 'The request URL is not valid' },
+  // A path segment far longer than any id: nothing is there.
+  FST_ERR_MAX_PARAM_LENGTH: { code: 'NOT_FOUND', message: 'Not found' },
 };
 
 /** Turns any thrown value into the contract's error body and status. */
 export function toErrorResponse(error: unknown): ErrorResponse {
   if (isCrewdError(error)) return fromCrewdError(error);
-  const frameworkCode = frameworkErrorCode(error);
-  if (frameworkCode !== undefined) {
-    return fromCrewdError(new CrewdError(frameworkCode, bodyErrorMessages[frameworkCode] ?? 'Bad request'));
-  }
+  const framework = frameworkErrorOf(error);
+  if (framework !== undefined) return fromCrewdError(new CrewdError(framework.code, framework.message));
   const status = statusOf(error);
   if (status === 404) return fromCrewdError(new CrewdError('NOT_FOUND', 'Not found'));
   if (status !== undefined && status >= 400 && status < 500) {
@@ -65,14 +65,47 @@ function fromCrewdError(error: CrewdError): ErrorResponse {
   return { status, body };
 }
 
-function frameworkErrorCode(error: unknown): ErrorCode | undefined {
+function frameworkErrorOf(error: unknown): (typeof frameworkErrors)[string] | undefined {
   if (typeof error !== 'object' || error === null || !('code' in error)) return undefined;
-  return typeof error.code === 'string' ? bodyErrorCodes[error.code] : undefined;
+  return typeof error.code === 'string' ? frameworkErrors[error.code] : undefined;
 }
 
 function statusOf(error: unknown): number | undefined {
   if (typeof error !== 'object' || error === null || !('statusCode' in error)) return undefined;
   return typeof error.statusCode === 'number' ? error.statusCode : undefined;
+}
+
+/** Answers errors the framework meets before routing (a malformed URL, an id past any length) like any other. */
+export function answerFrameworkError(
+  error: FastifyError,
+  _request: FastifyRequest,
+  reply: FastifyReply,
+): void {
+  const response = toErrorResponse(error);
+  void reply.code(response.status).type('application/json; charset=utf-8').send(response.body);
+}
+
+/**
+ * Answers a request Node could not even parse as HTTP (a bad header, an unknown method, a wrong length), in the
+ * contract's error shape, then closes the connection as Node does.
+ */
+export function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  if (socket.writable) {
+    const message =
+      error.code === 'HPE_HEADER_OVERFLOW'
+        ? 'Request headers are larger than the limit'
+        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? 'The request was not received in time'
+          : 'The request is not valid HTTP';
+    const { status, body } = fromCrewdError(new CrewdError('VALIDATION_ERROR', message));
+    const text = JSON.stringify(body);
+    socket.write(
+      `HTTP/1.1 ${status} Bad Request\r\nContent-Type: application/json; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(text)}\r\nConnection: close\r\n\r\n${text}`,
+    );
+  }
+  socket.destroy(error);
 }
 
 /** Every error and unknown route answers with the contract's error body; server faults are logged in full. */

@@ -169,17 +169,15 @@ export function validateHeaderSafe(
   value: string,
   options: { readonly ascii?: boolean; readonly allowEmpty?: boolean } = {},
 ): void {
-  if (value.length === 0 && options.allowEmpty !== true) {
-    throw new CrewdError('VALIDATION_ERROR', `${field} must not be empty`, { details: { field } });
-  }
-  if (hasControlCharacter(value)) {
-    throw new CrewdError('VALIDATION_ERROR', `${field} must not contain control characters`, {
-      details: { field },
-    });
-  }
-  if (options.ascii === true && !headerText.test(value)) {
-    throw new CrewdError('VALIDATION_ERROR', `${field} must be printable ASCII`, { details: { field } });
-  }
+  if (value.length === 0 && options.allowEmpty !== true) throw unsafe(field, 'must not be empty');
+  if (hasControlCharacter(value)) throw unsafe(field, 'must not contain control characters');
+  if (options.ascii === true && !headerText.test(value)) throw unsafe(field, 'must be printable ASCII');
+}
+
+/** Shaped like every other validation error: the message, and the field in `details.fields`. */
+function unsafe(field: string, problem: string): CrewdError {
+  const message = `${field} ${problem}`;
+  return new CrewdError('VALIDATION_ERROR', message, { details: { fields: [{ field, message }] } });
 }
 
 /** Checks a human-input webhook's credentials; the HTTP layer calls it on /kickoff and /resume. */

@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { CrewdError } from '../../src/domain/errors.ts';
 import { aliceToken, orgToken, startApi } from './support/api-harness.ts';
@@ -81,6 +82,65 @@ describe('error bodies', () => {
       await failing.close();
     }
   });
+
+  it('answers an id far longer than any with 404 in the error shape, and a malformed URL with 400', async () => {
+    for (const length of [300, 5000]) {
+      const response = await api.request(`/status/${'a'.repeat(length)}`);
+      expect(response.status).toBe(404);
+      expect(await response.json()).toMatchObject({ error: 'Not Found', code: 'NOT_FOUND' });
+    }
+    const badUrl = await raw(api.url, 'GET /status/% HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    expect(badUrl.status).toBe(400);
+    expect(badUrl.body).toEqual({
+      error: 'Invalid Request',
+      message: 'The request URL is not valid',
+      code: 'VALIDATION_ERROR',
+    });
+  });
+
+  it('answers a request that is not valid HTTP with 400 in the error shape', async () => {
+    const unknownMethod = await raw(api.url, 'FOO /kickoff HTTP/1.1\r\nHost: x\r\n\r\n');
+    expect(unknownMethod.status).toBe(400);
+    expect(unknownMethod.body).toEqual({
+      error: 'Invalid Request',
+      message: 'The request is not valid HTTP',
+      code: 'VALIDATION_ERROR',
+    });
+    const badLength = await raw(api.url, 'POST /kickoff HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n');
+    expect(badLength.status).toBe(400);
+    expect(badLength.body).toMatchObject({ code: 'VALIDATION_ERROR' });
+  });
+
+  it('refuses JSON nested deeper than 100 levels with 400, however deep, and accepts 100', async () => {
+    const nested = (depth: number): string => '['.repeat(depth) + ']'.repeat(depth);
+    const kickoff = (meta: string) =>
+      api.request('/kickoff', { body: `{"inputs": ${JSON.stringify(inputs)}, "meta": {"a": ${meta}}}` });
+
+    for (const depth of [100, 5000]) {
+      const response = await kickoff(nested(depth));
+      expect(response.status).toBe(400);
+      expect(await response.json()).toEqual({
+        error: 'Invalid Request',
+        message: 'Request body nests objects and arrays more than 100 deep',
+        code: 'VALIDATION_ERROR',
+      });
+    }
+    // meta and its key are two levels: 98 more make exactly 100.
+    expect((await kickoff(nested(98))).status).toBe(200);
+  });
+
+  it('names the refused prototype keys instead of calling the body invalid JSON', async () => {
+    const response = await api.request('/kickoff', {
+      body: `{"inputs": ${JSON.stringify(inputs)}, "meta": {"__proto__": {"admin": true}}}`,
+    });
+
+    expect(response.status).toBe(400);
+    expect(await response.json()).toEqual({
+      error: 'Invalid Request',
+      message: 'Request body may not use the keys __proto__ or constructor.prototype',
+      code: 'VALIDATION_ERROR',
+    });
+  });
 });
 
 describe('rate limit', () => {
@@ -121,3 +181,18 @@ describe('rate limit', () => {
     expect((await api.request('/health/ready', { token: orgToken })).status).toBe(200);
   });
 });
+
+/** Sends `text` as it is over a new connection and reads the answer until the server closes it. */
+async function raw(url: string, text: string): Promise<{ status: number; body: unknown }> {
+  const { hostname, port } = new URL(url);
+  const answer = await new Promise<string>((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => socket.end(text));
+    let received = '';
+    socket.setEncoding('utf8');
+    socket.on('data', (chunk: string) => (received += chunk));
+    socket.on('close', () => resolve(received));
+    socket.on('error', reject);
+  });
+  const [head = '', body = ''] = answer.split('\r\n\r\n');
+  return { status: Number(head.split(' ')[1]), body: JSON.parse(body) };
+}

@@ -119,4 +119,16 @@ describe('GET /executions/{id}/events', () => {
       message: 'Last-Event-ID must be a non-negative integer',
     });
   });
+
+  it('answers HEAD on a running execution at once with the stream headers and no body', async () => {
+    running('sse-8');
+
+    // A HEAD that waited for the stream to end would wait for the execution: the test's time limit would end it.
+    const response = await api.request('/executions/sse-8/events', { method: 'HEAD' });
+
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+    expect(await response.text()).toBe('');
+    expect((await api.request('/executions/nope/events', { method: 'HEAD' })).status).toBe(404);
+  });
 });

@@ -127,6 +127,17 @@ describe('API description', () => {
         'isApprove',
       ]),
     );
+    // The error answers are described too, each with the one error body.
+    expect(Object.keys(kickoff.responses).sort()).toEqual(
+      ['200', '400', '401', '404', '413', '422', '429', '500', '503'].sort(),
+    );
+    const notFound = document.paths['/status/{kickoffId}'].get.responses['404'];
+    expect(notFound.description).toMatch(/No such execution/);
+    expect(Object.keys(notFound.content['application/json'].schema.properties)).toEqual(
+      expect.arrayContaining(['error', 'message', 'code']),
+    );
+    expect(Object.keys(document.paths['/status/{kickoffId}'].get.responses)).not.toContain('413');
+    expect(Object.keys(document.paths['/health/live'].get.responses).sort()).toEqual(['200', '500', '503']);
     const statusResponse = document.paths['/status/{kickoffId}'].get.responses['200'];
     expect(Object.keys(statusResponse.content['application/json'].schema.properties)).toEqual(
       expect.arrayContaining([

@@ -39,14 +39,21 @@ export function registerEventStreamRoute(app: ZodApp, context: EventStreamContex
 
       reply.hijack();
       const response = reply.raw;
-      openStreams.add(controller);
-      response.on('close', () => controller.abort());
-      response.writeHead(200, {
+      const headers = {
         'content-type': 'text/event-stream; charset=utf-8',
         'cache-control': 'no-cache, no-transform',
         // Tells reverse proxies such as nginx not to buffer the stream.
         'x-accel-buffering': 'no',
-      });
+      };
+      if (request.method === 'HEAD') {
+        // The headers a GET would get, at once: a HEAD has no body to stream, so nothing waits for the end.
+        response.writeHead(200, headers).end();
+        metrics.observeHttpRequest('HEAD', route, 200, reply.elapsedTime / 1000);
+        return;
+      }
+      openStreams.add(controller);
+      response.on('close', () => controller.abort());
+      response.writeHead(200, headers);
       response.write(formatComment('stream open'));
       try {
         await pipeEvents(response, events, { heartbeatMs, signal: controller.signal });
