@@ -168,4 +168,19 @@ describe('kickoff and status', () => {
     expect(status.body.tasks).toHaveLength(0);
     expect(model.requests.filter(aboutGlaciers)).toHaveLength(1);
   });
+
+  it('leaves a finished execution as it was when asked to cancel it', async () => {
+    const kickoff = await api.post('/kickoff', { inputs: { topic: 'basalt' } });
+    const id = kickoff.body.kickoff_id as string;
+    const done = await api.waitForState(id, ['SUCCESS']);
+
+    const cancelled = await api.post(`/cancel/${id}`);
+
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body).toMatchObject({ state: 'SUCCESS', result: done.body.result });
+    expect((await api.get(`/status/${id}`)).body).toMatchObject({
+      state: 'SUCCESS',
+      result: done.body.result,
+    });
+  });
 });

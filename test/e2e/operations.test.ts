@@ -56,6 +56,38 @@ describe('operating crewd', () => {
     }
   });
 
+  it('cancels an execution still waiting as PENDING: it never runs', async () => {
+    let release = (): void => {};
+    const held = new Promise<void>((done) => (release = done));
+    holdFor = (request) => (userText(request).includes('pumice') ? held : undefined);
+    const crewd = await startCrewd({
+      crewDir: join(crewsDir, 'plain-crew'),
+      modelUrl: model.url,
+      env: { CREWD_CONCURRENCY: '1' },
+    });
+    try {
+      const api = apiClient(crewd.url);
+      const first = await api.post('/kickoff', { inputs: { topic: 'pumice' } });
+      const queued = await api.post('/kickoff', { inputs: { topic: 'obsidian' } });
+      await until(() => requestsMentioning(model, 'pumice').length === 1);
+
+      const cancelled = await api.post(`/cancel/${queued.body.kickoff_id}`);
+      expect(cancelled.body).toMatchObject({ state: 'REVOKED' });
+      release();
+      await api.waitForState(first.body.kickoff_id, ['SUCCESS']);
+
+      expect((await api.get(`/status/${queued.body.kickoff_id}`)).body).toMatchObject({
+        state: 'REVOKED',
+        tasks: [],
+      });
+      expect(requestsMentioning(model, 'obsidian')).toHaveLength(0);
+    } finally {
+      release();
+      holdFor = () => undefined;
+      await crewd.close();
+    }
+  });
+
   it('reports health and Prometheus metrics', async () => {
     const crewd = await startCrewd({ crewDir: join(crewsDir, 'plain-crew'), modelUrl: model.url });
     try {

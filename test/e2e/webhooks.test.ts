@@ -170,6 +170,20 @@ describe('webhooks across kickoff and resume legs', () => {
     });
   });
 
+  it('sends the crew webhook when an execution is cancelled', async () => {
+    const kickoff = await api.post('/kickoff', {
+      inputs: { product: 'canoes', audience: 'rivers' },
+      crewWebhookUrl: `${receiver.url}/cancelled/crew`,
+    });
+    const id = kickoff.body.kickoff_id as string;
+    await api.waitForState(id, ['PAUSED']);
+
+    await api.post(`/cancel/${id}`);
+
+    const [crew] = await receiver.waitFor('/cancelled/crew', 1);
+    expect(crew!.body).toMatchObject({ kickoff_id: id, state: 'REVOKED', result: null });
+  });
+
   it('sends basic authentication to the human-input webhook', async () => {
     const kickoff = await api.post('/kickoff', {
       inputs: { product: 'lamps', audience: 'shops' },
