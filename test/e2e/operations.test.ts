@@ -26,66 +26,62 @@ afterAll(async () => {
   await model.close();
 });
 
+/**
+ * Runs `use` against a server that runs one execution at a time, with two kicked off: the first (about `running`)
+ * holds its first model call until `use` calls `release`, so the second (about `queued`) waits as PENDING.
+ */
+async function withOneRunningOneQueued(
+  topics: { running: string; queued: string },
+  use: (
+    api: ReturnType<typeof apiClient>,
+    ids: { running: string; queued: string },
+    release: () => void,
+  ) => Promise<void>,
+): Promise<void> {
+  let release = (): void => {};
+  const held = new Promise<void>((done) => (release = done));
+  holdFor = (request) => (userText(request).includes(topics.running) ? held : undefined);
+  const crewd = await startCrewd({
+    crewDir: join(crewsDir, 'plain-crew'),
+    modelUrl: model.url,
+    env: { CREWD_CONCURRENCY: '1' },
+  });
+  try {
+    const api = apiClient(crewd.url);
+    const running = await api.post('/kickoff', { inputs: { topic: topics.running } });
+    const queued = await api.post('/kickoff', { inputs: { topic: topics.queued } });
+    await until(() => requestsMentioning(model, topics.running).length === 1);
+    await use(api, { running: running.body.kickoff_id, queued: queued.body.kickoff_id }, release);
+  } finally {
+    release();
+    holdFor = () => undefined;
+    await crewd.close();
+  }
+}
+
 describe('operating crewd', () => {
   it('keeps executions beyond CREWD_CONCURRENCY waiting as PENDING, then runs them', async () => {
-    // The first execution's first model call is held until the second has been seen waiting.
-    let release = (): void => {};
-    const held = new Promise<void>((done) => (release = done));
-    holdFor = (request) => (userText(request).includes('moss') ? held : undefined);
-    const crewd = await startCrewd({
-      crewDir: join(crewsDir, 'plain-crew'),
-      modelUrl: model.url,
-      env: { CREWD_CONCURRENCY: '1' },
-    });
-    try {
-      const api = apiClient(crewd.url);
-      const first = await api.post('/kickoff', { inputs: { topic: 'moss' } });
-      const second = await api.post('/kickoff', { inputs: { topic: 'lichen' } });
-      await until(() => requestsMentioning(model, 'moss').length === 1);
-      expect((await api.get(`/status/${first.body.kickoff_id}`)).body.state).toBe('RUNNING');
-      expect((await api.get(`/status/${second.body.kickoff_id}`)).body.state).toBe('PENDING');
+    await withOneRunningOneQueued({ running: 'moss', queued: 'lichen' }, async (api, ids, release) => {
+      expect((await api.get(`/status/${ids.running}`)).body.state).toBe('RUNNING');
+      expect((await api.get(`/status/${ids.queued}`)).body.state).toBe('PENDING');
       expect(requestsMentioning(model, 'lichen')).toHaveLength(0);
 
       release();
-      await api.waitForState(second.body.kickoff_id, ['SUCCESS']);
-      expect((await api.get(`/status/${first.body.kickoff_id}`)).body.state).toBe('SUCCESS');
-    } finally {
-      release();
-      holdFor = () => undefined;
-      await crewd.close();
-    }
+      await api.waitForState(ids.queued, ['SUCCESS']);
+      expect((await api.get(`/status/${ids.running}`)).body.state).toBe('SUCCESS');
+    });
   });
 
   it('cancels an execution still waiting as PENDING: it never runs', async () => {
-    let release = (): void => {};
-    const held = new Promise<void>((done) => (release = done));
-    holdFor = (request) => (userText(request).includes('pumice') ? held : undefined);
-    const crewd = await startCrewd({
-      crewDir: join(crewsDir, 'plain-crew'),
-      modelUrl: model.url,
-      env: { CREWD_CONCURRENCY: '1' },
-    });
-    try {
-      const api = apiClient(crewd.url);
-      const first = await api.post('/kickoff', { inputs: { topic: 'pumice' } });
-      const queued = await api.post('/kickoff', { inputs: { topic: 'obsidian' } });
-      await until(() => requestsMentioning(model, 'pumice').length === 1);
-
-      const cancelled = await api.post(`/cancel/${queued.body.kickoff_id}`);
+    await withOneRunningOneQueued({ running: 'pumice', queued: 'obsidian' }, async (api, ids, release) => {
+      const cancelled = await api.post(`/cancel/${ids.queued}`);
       expect(cancelled.body).toMatchObject({ state: 'REVOKED' });
       release();
-      await api.waitForState(first.body.kickoff_id, ['SUCCESS']);
+      await api.waitForState(ids.running, ['SUCCESS']);
 
-      expect((await api.get(`/status/${queued.body.kickoff_id}`)).body).toMatchObject({
-        state: 'REVOKED',
-        tasks: [],
-      });
+      expect((await api.get(`/status/${ids.queued}`)).body).toMatchObject({ state: 'REVOKED', tasks: [] });
       expect(requestsMentioning(model, 'obsidian')).toHaveLength(0);
-    } finally {
-      release();
-      holdFor = () => undefined;
-      await crewd.close();
-    }
+    });
   });
 
   it('reports health and Prometheus metrics', async () => {
