@@ -40,9 +40,16 @@ const integer = (name: string, min: number, max: number) =>
     .max(max, `${name} must be at most ${max}`);
 
 const schema = z.object({
-  port: integer('PORT', 0, 65535),
-  host: z.string().min(1, 'HOST must not be empty'),
-  database: z.string().min(1, 'CREWD_DATABASE_URL must not be empty'),
+  port: integer('--port or PORT', 0, 65535),
+  host: z.string().min(1, '--host or HOST must not be empty'),
+  database: z
+    .string()
+    .min(1, '--database or CREWD_DATABASE_URL must not be empty')
+    // Anything with a scheme is a URL, and only PostgreSQL's is understood; the rest is a SQLite file path.
+    .refine(
+      (value) => !/^[a-z][a-z0-9+.-]*:\/\//i.test(value) || /^postgres(ql)?:\/\//.test(value),
+      '--database or CREWD_DATABASE_URL must be a file path (SQLite) or a postgres:// URL',
+    ),
   orgToken: z.string().min(16, 'CREWD_ORG_TOKEN must be at least 16 characters').optional(),
   defaultModel: z
     .string()
@@ -68,19 +75,21 @@ export function readServeConfig(
   flags: ServeFlags,
   env: Readonly<Record<string, string | undefined>>,
 ): ServeConfig {
+  // A variable set to the empty string counts as unset (`PORT= crewd serve` serves on 8000), as with every
+  // variable; a flag given as empty is a mistake and says so.
   const parsed = schema.safeParse({
-    port: flags.port ?? env.PORT ?? '8000',
-    host: flags.host ?? env.HOST ?? '127.0.0.1',
-    database: flags.database ?? env.CREWD_DATABASE_URL ?? defaultDatabasePath,
+    port: flags.port ?? nonEmpty(env.PORT) ?? '8000',
+    host: flags.host ?? nonEmpty(env.HOST) ?? '127.0.0.1',
+    database: flags.database ?? nonEmpty(env.CREWD_DATABASE_URL) ?? defaultDatabasePath,
     orgToken: nonEmpty(env.CREWD_ORG_TOKEN),
     defaultModel: nonEmpty(env.MODEL),
     webhookSecret: nonEmpty(env.CREWD_WEBHOOK_SECRET),
-    webhookAllowPrivate: env.CREWD_WEBHOOK_ALLOW_PRIVATE ?? '0',
+    webhookAllowPrivate: nonEmpty(env.CREWD_WEBHOOK_ALLOW_PRIVATE) ?? '0',
     webhookRetrySchedule: nonEmpty(env.CREWD_WEBHOOK_RETRY_SCHEDULE),
-    concurrency: env.CREWD_CONCURRENCY ?? '64',
-    rateLimitPerMinute: env.CREWD_RATE_LIMIT ?? '1200',
-    shutdownGraceMs: env.CREWD_SHUTDOWN_GRACE_MS ?? '10000',
-    executionLeaseMs: env.CREWD_EXECUTION_LEASE_MS ?? '30000',
+    concurrency: nonEmpty(env.CREWD_CONCURRENCY) ?? '64',
+    rateLimitPerMinute: nonEmpty(env.CREWD_RATE_LIMIT) ?? '1200',
+    shutdownGraceMs: nonEmpty(env.CREWD_SHUTDOWN_GRACE_MS) ?? '10000',
+    executionLeaseMs: nonEmpty(env.CREWD_EXECUTION_LEASE_MS) ?? '30000',
   });
   if (!parsed.success) {
     const first = parsed.error.issues[0];
@@ -95,5 +104,5 @@ export function readServeConfig(
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value === '' ? undefined : value;
+  return value === undefined || value.trim() === '' ? undefined : value;
 }

@@ -24,6 +24,9 @@ export function describeError(error: unknown, context: FailureContext = {}): str
   if ((code === 'EACCES' || code === 'EADDRNOTAVAIL') && context.listen !== undefined) {
     return `Cannot listen on ${context.listen.host}:${context.listen.port} (${code})`;
   }
+  if (isLookupOf(error, context.listen?.host)) {
+    return `Cannot listen on ${context.listen!.host}: no such address (${code}); check --host or HOST`;
+  }
   if (context.database !== undefined) {
     const reason = code === undefined ? '' : ` (${code})`;
     return `Cannot use the database ${displayDatabase(context.database)}${reason}`;
@@ -52,6 +55,12 @@ export function displayDatabase(database: string): string {
   } catch {
     return 'postgres://…';
   }
+}
+
+/** A failed name lookup of the host the server was to listen on (the database's host fails as a store error). */
+function isLookupOf(error: unknown, host: string | undefined): boolean {
+  const { syscall, hostname } = (error ?? {}) as { syscall?: unknown; hostname?: unknown };
+  return host !== undefined && syscall === 'getaddrinfo' && (hostname === undefined || hostname === host);
 }
 
 function systemCode(error: unknown): string | undefined {

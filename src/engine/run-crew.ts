@@ -8,16 +8,21 @@ import { runSequentialProcess } from './sequential-process.ts';
 /** A way of ordering a crew's work; a manager-led process would be another entry. */
 type Process = (run: CrewRun) => Promise<RunOutcome>;
 
-const processes: Record<ProcessKind, Process> = {
+const processes: Partial<Record<ProcessKind, Process>> = {
   sequential: runSequentialProcess,
-  hierarchical: () =>
-    Promise.reject(
-      new CrewdError(
-        'CONFIG_INVALID',
-        "The crew's process 'hierarchical' is not supported yet; use 'sequential' in crew.yaml",
-      ),
-    ),
 };
+
+/** The process this engine runs the crew with; `CONFIG_INVALID` for one it cannot run yet. */
+export function processFor(kind: ProcessKind): Process {
+  const process = processes[kind];
+  if (process === undefined) {
+    throw new CrewdError(
+      'CONFIG_INVALID',
+      `The crew's process '${kind}' is not supported yet; use 'sequential' in crew.yaml`,
+    );
+  }
+  return process;
+}
 
 /**
  * Runs a crew from its checkpoint until it completes or pauses for human input. Pure engine: it only calls the
@@ -27,7 +32,7 @@ const processes: Record<ProcessKind, Process> = {
 export async function runCrew(request: RunCrewRequest): Promise<RunOutcome> {
   request.signal.throwIfAborted();
   try {
-    return await processes[request.crew.process](createCrewRun(request));
+    return await processFor(request.crew.process)(createCrewRun(request));
   } catch (error) {
     if (error instanceof ListenerError) throw error.thrown;
     throw error;

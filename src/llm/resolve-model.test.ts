@@ -124,4 +124,18 @@ describe('model resolver', () => {
       'model "anthropic/claude-sonnet-4-5" needs ANTHROPIC_API_KEY',
     );
   });
+
+  it.each([
+    ['OPENAI_BASE_URL', 'not-a-url', 'openai/gpt-4o'],
+    ['OPENAI_API_BASE', 'localhost:11434/v1', 'openai/gpt-4o'],
+    ['ANTHROPIC_BASE_URL', '::bad', 'anthropic/claude-sonnet-4-5'],
+    ['OPENAI_BASE_URL', 'ftp://models.example.com/v1', 'openai/gpt-4o'],
+  ])('refuses %s=%s, naming it, before any call', (name, value, model) => {
+    const env = { OPENAI_API_KEY: 'k', ANTHROPIC_API_KEY: 'k', [name]: value };
+    const resolve = createModelResolver({ env, baseDir: dir });
+
+    expect(configError(() => resolve(model)).message).toBe(
+      `${name} must be an absolute http(s) URL, e.g. http://localhost:11434/v1`,
+    );
+  });
 });

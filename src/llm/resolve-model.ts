@@ -56,7 +56,8 @@ export function createModelResolver(options: ModelResolverOptions): ModelResolve
     switch (provider) {
       case 'openai': {
         const apiKey = setting(options.env, 'OPENAI_API_KEY');
-        const baseURL = setting(options.env, 'OPENAI_BASE_URL') ?? setting(options.env, 'OPENAI_API_BASE');
+        const baseURL =
+          baseUrlSetting(options.env, 'OPENAI_BASE_URL') ?? baseUrlSetting(options.env, 'OPENAI_API_BASE');
         if (apiKey === undefined && baseURL === undefined) {
           throw new CrewdError(
             'CONFIG_INVALID',
@@ -69,7 +70,7 @@ export function createModelResolver(options: ModelResolverOptions): ModelResolve
         const apiKey = setting(options.env, 'ANTHROPIC_API_KEY');
         if (apiKey === undefined)
           throw new CrewdError('CONFIG_INVALID', `model "${id}" needs ANTHROPIC_API_KEY`);
-        const baseURL = setting(options.env, 'ANTHROPIC_BASE_URL');
+        const baseURL = baseUrlSetting(options.env, 'ANTHROPIC_BASE_URL');
         return real(createAnthropicModel({ modelId: id, model, apiKey, baseURL, timeoutMs, ...fetch }));
       }
       case 'replay':
@@ -89,6 +90,18 @@ export function createModelResolver(options: ModelResolverOptions): ModelResolve
     cache.set(modelId, model);
     return model;
   };
+}
+
+/** A provider's base URL setting: an absolute http(s) URL, or unset. */
+function baseUrlSetting(env: Readonly<Record<string, string | undefined>>, name: string): string | undefined {
+  const value = setting(env, name);
+  if (value !== undefined && !(/^https?:\/\/[^/]/i.test(value) && URL.canParse(value))) {
+    throw new CrewdError(
+      'CONFIG_INVALID',
+      `${name} must be an absolute http(s) URL, e.g. http://localhost:11434/v1`,
+    );
+  }
+  return value;
 }
 
 /** An environment setting; empty counts as unset. */

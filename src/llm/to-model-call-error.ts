@@ -23,6 +23,7 @@ const connectionCodes = new Set([
   'ENETUNREACH',
   'EHOSTUNREACH',
   'EAI_AGAIN',
+  'ENOTFOUND',
   'UND_ERR_SOCKET',
   'UND_ERR_CLOSED',
   'UND_ERR_CONNECT_TIMEOUT',

@@ -30,6 +30,18 @@ describe('crewd serve', () => {
     expect(result.stderr).toMatch(/^crewd: .*'web_search'.*\n$/);
   });
 
+  it('refuses to start a crew whose process the engine cannot run yet, instead of failing each execution', async () => {
+    const crew = join(import.meta.dirname, 'crews/hierarchical');
+    const result = await runCrewd(['serve', crew, '--port', '0', '--database', join(tempDir(), 'crewd.db')], {
+      env: { OPENAI_API_KEY: 'sk-test' },
+    });
+
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      "crewd: The crew's process 'hierarchical' is not supported yet; use 'sequential' in crew.yaml\n",
+    );
+  });
+
   it('prints a working token, serves the example offline to the client commands, and exits 0 on SIGTERM', async () => {
     const database = join(tempDir(), 'crewd.db');
     const server = spawnCrewd(['serve', exampleCrew, '--port', '0', '--database', database]);

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { humanInputHeaders } from '../../src/webhooks/payloads.ts';
 import { useDeliveryHarness, webhookSecret } from './delivery-harness.ts';
 import { startScriptedReceiver } from '../support/scripted-receiver.ts';
+import { until } from '../support/until.ts';
 
 const harness = useDeliveryHarness();
 
@@ -111,6 +112,8 @@ describe('webhook delivery attempts', () => {
     const record = await harness.fixture.settled(executionId, messageId!);
     expect(record.status).toBe('failed');
     expect(record.attempts.map((attempt) => attempt.statusCode)).toEqual([503, 503, 503]);
+    // Told once the record is on disk, which a read of the store may see a moment before.
+    await until(() => failed.length > 0);
     expect(failed).toEqual([messageId]);
     expect(await harness.fixture.store.countFailedMessages()).toBe(1);
   });
