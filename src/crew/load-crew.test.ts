@@ -29,6 +29,15 @@ describe('loadCrew', () => {
     expect(crew.requiredInputs).toEqual(['topic', 'current_year']);
   });
 
+  it('keeps file order for names that look like numbers', async () => {
+    const { crew } = await load(fixture('number-names'));
+
+    expect([...crew.agents.keys()]).toEqual(['20', '3']);
+    expect(crew.tasks.map((task) => task.name)).toEqual(['3', '1']);
+    expect(crew.tasks[1]?.context).toEqual(['3']);
+    expect(crew.requiredInputs).toEqual(['late', 'early']);
+  });
+
   it('trims the newline that folded YAML scalars end with', async () => {
     const { crew } = await load(exampleCrew);
 

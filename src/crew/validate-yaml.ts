@@ -23,8 +23,13 @@ export function validateEntries<Schema extends z.ZodObject>(
     throw new CrewLoadError(yaml.file, `must be a mapping of names to ${plural}`, { line: 1 });
   }
   const entries = new Map<string, z.infer<Schema>>();
-  for (const [name, value] of Object.entries(yaml.data)) {
-    entries.set(name, validateObject(yaml, [name], value, schema, warn));
+  const data = yaml.data;
+  // File order, as written; keys the document holds beyond those (from merge keys) follow.
+  const names = [
+    ...new Set([...yaml.keys.filter((name) => Object.hasOwn(data, name)), ...Object.keys(data)]),
+  ];
+  for (const name of names) {
+    entries.set(name, validateObject(yaml, [name], data[name], schema, warn));
   }
   if (entries.size === 0) throw new CrewLoadError(yaml.file, `defines no ${plural}`);
   return entries;

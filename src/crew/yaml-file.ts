@@ -11,6 +11,11 @@ export interface YamlFile {
   readonly file: string;
   /** The document as plain JavaScript; `null` for an empty file. */
   readonly data: unknown;
+  /**
+   * The top-level keys in the order they are written. A plain object lists number-like keys (`"3"`, `"1"`) first
+   * in numeric order, so file order (which is run order for tasks) is read from here.
+   */
+  readonly keys: readonly string[];
   /** The 1-based line of the deepest part of `path` present in the file, or undefined. */
   lineOf(path: KeyPath): number | undefined;
 }
@@ -50,7 +55,11 @@ export function parseYamlFile(source: string, file: string): YamlFile {
     const reason = cause instanceof Error ? cause.message : 'cannot be read';
     throw new CrewLoadError(file, `YAML error: ${reason}`, { cause });
   }
-  return { file, data, lineOf };
+  const contents = document.contents;
+  const keys = isMap(contents)
+    ? contents.items.flatMap((pair) => (isScalar(pair.key) ? [String(pair.key.value)] : []))
+    : [];
+  return { file, data, keys, lineOf };
 }
 
 /** Reads and parses a YAML file from disk; `file` is the name used in messages. */

@@ -5,8 +5,13 @@
 export const feedbackSlotStart = '<human_feedback>';
 export const feedbackSlotEnd = '</human_feedback>';
 
+/**
+ * The feedback inside its slot. Markers written in the feedback itself are defused (`<` becomes `&lt;`), so no
+ * feedback can close its slot early and put text of its own outside it.
+ */
 export function feedbackSlot(text: string): string {
-  return `${feedbackSlotStart}\n${text}\n${feedbackSlotEnd}`;
+  const defused = text.replace(/<(\s*\/?\s*human_feedback\s*)>/gi, '&lt;$1>');
+  return `${feedbackSlotStart}\n${defused}\n${feedbackSlotEnd}`;
 }
 
 /** The same text with every feedback slot's content blanked. */

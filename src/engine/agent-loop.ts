@@ -1,3 +1,4 @@
+import { CrewdError } from '../domain/errors.ts';
 import type { ChatMessage, ChatRequest, ChatResponse, ToolCall } from '../llm/chat-model.ts';
 import { finalAnswerRequest } from './prompts.ts';
 import type { ToolBox } from './tool-box.ts';
@@ -55,6 +56,8 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
   return answered(messages, last.text);
 }
 
+/** The final answer; an empty one is a failed call, as in crewAI, not an output to pass on. */
 function answered(messages: ChatMessage[], answer: string): AgentLoopResult {
+  if (answer.trim() === '') throw new CrewdError('MODEL_ERROR', 'the model gave an empty answer');
   return { answer, messages: [...messages, { role: 'assistant', content: answer }] };
 }

@@ -2,7 +2,7 @@ import { CrewdError } from '../domain/errors.ts';
 import type { AgentStep, EngineEvent } from '../domain/events.ts';
 import type { Execution } from '../domain/execution.ts';
 import type { TaskOutput } from '../domain/task-output.ts';
-import { addUsage } from '../domain/usage.ts';
+import { addUsage, emptyUsage, type TokenUsage } from '../domain/usage.ts';
 import type { RunOutcome } from '../engine/run-crew-types.ts';
 import type { ExecutionChange, Store } from '../store/store.ts';
 import { eventRecord } from './event-records.ts';
@@ -42,6 +42,8 @@ export class ExecutionLeg {
   #held: ExecutionChange | undefined;
   #taskStartedAt: number | undefined;
   #holdsLease = false;
+  /** Usage of the model calls since the last task's end: counted with the next one, or with a failure. */
+  #unsettledUsage: TokenUsage = emptyUsage;
 
   constructor(
     execution: Execution,
@@ -98,12 +100,15 @@ export class ExecutionLeg {
         else await this.#write(this.#stepChange(event.step, now));
         return;
       case 'model-call-end':
+        this.#unsettledUsage = addUsage(this.#unsettledUsage, event.usage);
         this.deps.observer.onModelCall?.(event.model, event.durationMs / 1000, event.usage);
         return;
       case 'task-end':
         if (this.#taskStartedAt !== undefined) {
           this.deps.observer.onTaskEnd?.((performance.now() - this.#taskStartedAt) / 1000);
         }
+        // The task's output carries the usage of its own calls.
+        this.#unsettledUsage = emptyUsage;
         await this.#taskEnded(event.output, event.awaitingHumanInput, now);
         return;
     }
@@ -168,9 +173,13 @@ export class ExecutionLeg {
 
   async #end(ending: Pick<Execution, 'state' | 'result' | 'resultJson' | 'error'>): Promise<void> {
     const now = this.deps.clock();
+    // A failed task's calls were made and paid for: they count although the task has no output.
+    const usage = addUsage(this.#execution.usage, this.#unsettledUsage);
+    this.#unsettledUsage = emptyUsage;
     const ended: Execution = {
       ...this.#execution,
       ...ending,
+      usage,
       currentTask: null,
       finishedAt: now,
       updatedAt: now,
@@ -179,6 +188,7 @@ export class ExecutionLeg {
       ...this.#guard(now),
       state: ending.state,
       patch: {
+        usage,
         result: ending.result,
         resultJson: ending.resultJson,
         error: ending.error,

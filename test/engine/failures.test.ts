@@ -18,6 +18,15 @@ async function failureOf(promise: Promise<unknown>): Promise<CrewdError> {
 }
 
 describe('failures', () => {
+  it('fails the task by name when the model gives an empty final answer', async () => {
+    harness.fake.enqueue({ content: 'An outline' }, { content: '  \n' });
+
+    const error = await failureOf(harness.run(definition));
+
+    expect(error.code).toBe('TASK_FAILED');
+    expect(error.message).toBe("Task 'draft' failed: the model gave an empty answer");
+  });
+
   it('fails the task by name once the model keeps answering 500 after its retries, without provider text', async () => {
     harness.fake.enqueue({ content: 'An outline' });
     harness.fake.respondWith(() => ({ status: 500, errorMessage: 'upstream secret: shard 7 at 10.0.0.3' }));
