@@ -4,6 +4,7 @@ import { addUsage, emptyUsage } from '../domain/usage.ts';
 import type { TokenUsage } from '../domain/usage.ts';
 import { runCrew } from '../engine/run-crew.ts';
 import type { Checkpoint, RunCrewRequest } from '../engine/run-crew-types.ts';
+import { createRateLimiter } from '../engine/rate-limiter.ts';
 
 /** A person's answer on a human-input task. */
 export interface Review {
@@ -33,6 +34,8 @@ export async function runToCompletion(request: RunToCompletionRequest): Promise<
   const { review, onEvent, ...runRequest } = request;
   let checkpoint: Checkpoint = { outputs: [], feedback: [] };
   let usage = emptyUsage;
+  // One for the whole run, so max_rpm spacing holds across each review.
+  const limiter = createRateLimiter();
   const accept = (output: TaskOutput): void => {
     checkpoint = { ...checkpoint, outputs: [...checkpoint.outputs, output] };
   };
@@ -41,7 +44,7 @@ export async function runToCompletion(request: RunToCompletionRequest): Promise<
     await onEvent(event);
   };
   for (;;) {
-    const outcome = await runCrew({ ...runRequest, onEvent: record, checkpoint });
+    const outcome = await runCrew({ ...runRequest, onEvent: record, checkpoint, limiter });
     usage = addUsage(usage, outcome.usage);
     if (outcome.kind === 'completed') return { outputs: outcome.outputs, usage };
     const { output } = outcome;

@@ -24,7 +24,7 @@ export interface CrewRun {
 export function createCrewRun(request: RunCrewRequest): CrewRun {
   return {
     request,
-    limiter: createRateLimiter(),
+    limiter: request.limiter ?? createRateLimiter(),
     async emit(event) {
       try {
         await request.onEvent(event);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createRateLimiter } from './rate-limiter.ts';
+import { createRateLimiter, prefixedLimiter } from './rate-limiter.ts';
 
 describe('rate limiter', () => {
   /** A limiter on a clock the test moves; its waits are recorded and pass the time at once. */
@@ -57,5 +57,31 @@ describe('rate limiter', () => {
     controller.abort(reason);
 
     await expect(waiting).rejects.toBe(reason);
+  });
+
+  it('spaces the same agent of one execution through every view with its prefix, and keeps executions apart', async () => {
+    const { limiter, waits } = onTestClock();
+    const signal = new AbortController().signal;
+
+    await prefixedLimiter(limiter, 'run-1:').wait('agent', 60, signal);
+    await prefixedLimiter(limiter, 'run-2:').wait('agent', 60, signal);
+    expect(waits).toEqual([]);
+    // A later leg of run-1 (a new view) still waits for the first call's spacing.
+    await prefixedLimiter(limiter, 'run-1:').wait('agent', 60, signal);
+    expect(waits).toEqual([1000]);
+  });
+
+  it('still spaces busy keys after dropping those whose spacing has passed', async () => {
+    const { limiter, waits, advance } = onTestClock();
+    const signal = new AbortController().signal;
+    for (let key = 0; key < 1500; key += 1) await limiter.wait(`old-${key}`, 60, signal);
+    advance(2000);
+    await limiter.wait('busy', 60, signal);
+    for (let key = 0; key < 1500; key += 1) await limiter.wait(`new-${key}`, 60, signal);
+
+    await limiter.wait('busy', 60, signal);
+    await limiter.wait('old-1', 60, signal);
+
+    expect(waits).toEqual([1000]);
   });
 });

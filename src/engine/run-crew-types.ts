@@ -3,6 +3,7 @@ import type { EngineEvent } from '../domain/events.ts';
 import type { HumanFeedback, TaskOutput } from '../domain/task-output.ts';
 import type { TokenUsage } from '../domain/usage.ts';
 import type { ModelResolver } from '../llm/chat-model.ts';
+import type { RateLimiter } from './rate-limiter.ts';
 import type { ToolRegistry } from './tool.ts';
 
 /** Where a run starts from: nothing for a fresh execution, or what a stored execution already has. */
@@ -24,6 +25,11 @@ export interface RunCrewRequest {
   readonly signal: AbortSignal;
   /** Awaited before the engine goes on, so a listener can persist an event before anything follows it. */
   readonly onEvent: (event: EngineEvent) => void | Promise<void>;
+  /**
+   * Spaces each agent's model calls by its `max_rpm`. Give every run of one execution the same one, so the spacing
+   * holds across a pause for human input; a fresh one per run otherwise.
+   */
+  readonly limiter?: RateLimiter;
 }
 
 export type RunOutcome =

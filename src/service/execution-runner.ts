@@ -1,4 +1,5 @@
 import type { CrewDefinition } from '../domain/crew.ts';
+import { createRateLimiter, prefixedLimiter } from '../engine/rate-limiter.ts';
 import { runCrew } from '../engine/run-crew.ts';
 import type { ToolRegistry } from '../engine/tool.ts';
 import type { ModelResolver } from '../llm/chat-model.ts';
@@ -29,6 +30,8 @@ interface Run {
 
 export class ExecutionRunner {
   readonly #runs = new Map<string, Run>();
+  /** Shared by every leg in this process, so an agent's max_rpm spacing holds across a resume. */
+  readonly #limiter = createRateLimiter();
   #shuttingDown = false;
   #renewal: NodeJS.Timeout | undefined;
 
@@ -75,6 +78,7 @@ export class ExecutionRunner {
           defaultModel: this.deps.defaultModel,
           signal: controller.signal,
           onEvent: (event) => leg.record(event, this.#shuttingDown),
+          limiter: prefixedLimiter(this.#limiter, `${executionId}\n`),
         });
         await leg.finish(outcome);
       } catch (error) {

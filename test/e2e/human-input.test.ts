@@ -193,3 +193,36 @@ describe('approval of the last task', () => {
     }
   });
 });
+
+describe('max_rpm across a review', () => {
+  it("keeps an agent's calls spaced when the review comes back at once", async () => {
+    const callTimes: number[] = [];
+    const paced = await startFakeOpenAI({
+      respond: () => {
+        callTimes.push(performance.now());
+        return { content: 'Done.' };
+      },
+    });
+    const server = await startCrewd({ crewDir: join(crewsDir, 'paced-crew'), modelUrl: paced.url });
+    try {
+      const client = apiClient(server.url);
+      const kickoff = await client.post('/kickoff', { inputs: { document: 'the lease' } });
+      const id = kickoff.body.kickoff_id as string;
+      await client.waitForState(id, ['PAUSED']);
+      await client.post('/resume', {
+        execution_id: id,
+        task_id: 'prepare',
+        human_feedback: 'ok',
+        is_approve: true,
+      });
+      expect((await client.waitForState(id, ['SUCCESS', 'FAILED'])).body.state).toBe('SUCCESS');
+
+      // max_rpm 60: a second at least between the two calls, although the resumed leg is a new run.
+      expect(callTimes).toHaveLength(2);
+      expect(callTimes[1]! - callTimes[0]!).toBeGreaterThanOrEqual(990);
+    } finally {
+      await server.close();
+      await paced.close();
+    }
+  });
+});
