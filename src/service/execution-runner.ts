@@ -17,17 +17,17 @@ export interface ExecutionRunnerDeps extends LegDeps {
 /** Why a running execution was stopped from outside; `elsewhere`: another process cancelled it or took it over. */
 export type StopReason = 'cancelled' | 'shutdown' | 'elsewhere';
 
-/**
- * Runs legs of executions in this process: each from PENDING (or RUNNING, when its last process stopped) until it
- * pauses or ends. While legs run, their leases are renewed a few times per lease period, so no other process takes
- * over an execution that is still making progress here.
- */
 /** An execution running here: its abort switch, and its leg once the execution has been read. */
 interface Run {
   readonly controller: AbortController;
   leg?: ExecutionLeg;
 }
 
+/**
+ * Runs legs of executions in this process: each from PENDING (or RUNNING, when its last process stopped) until it
+ * pauses or ends. While legs run, their leases are renewed a few times per lease period, so no other process takes
+ * over an execution that is still making progress here.
+ */
 export class ExecutionRunner {
   readonly #runs = new Map<string, Run>();
   /** Shared by every leg in this process, so an agent's max_rpm spacing holds across a resume. */
