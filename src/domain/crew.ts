@@ -5,6 +5,19 @@ export type JsonSchema = Record<string, unknown>;
 
 export type ProcessKind = 'sequential' | 'hierarchical';
 
+/**
+ * A model as crewAI names it (`gpt-4o`, `openai/gpt-4o-mini`, `ollama/llama3.1`, …) with the call settings an
+ * `llm:` object in YAML or an `LLM(...)` in crew.py gives.
+ */
+export interface ModelSpec {
+  readonly model: string;
+  readonly temperature?: number;
+  readonly maxTokens?: number;
+  readonly topP?: number;
+  readonly baseUrl?: string;
+  readonly apiKey?: string;
+}
+
 export interface AgentDefinition {
   /** The key in agents.yaml. */
   readonly name: string;
