@@ -1,13 +1,44 @@
 import type { JsonSchema } from '../domain/crew.ts';
 
+/** What a tool call knows of where it runs, as one options object. */
+export interface ToolContext {
+  /** The model's id for this call; unique within the execution's conversation. */
+  readonly toolCallId: string;
+  /** The execution (kickoff id) the call belongs to: its workspace, its cache, its logs. */
+  readonly executionId: string;
+  /** The task's name in tasks.yaml. */
+  readonly taskId: string;
+  /** The agent's name in agents.yaml. */
+  readonly agent: string;
+  /** Aborts when the execution is cancelled, the process stops or the call's time is up. */
+  readonly abortSignal: AbortSignal;
+}
+
 /** A tool an agent can call through the model's native tool calling. */
 export interface Tool {
+  /** The name crews use in `tools:` (`SerperDevTool`, `files.read_file`, …); the model may see a safe alias. */
   readonly name: string;
   readonly description: string;
   readonly inputSchema: JsonSchema;
+  /** Longest one call may take; the engine's default (60 s) when absent. */
+  readonly timeoutMs?: number;
   /** Runs the tool; the string it returns is what the model sees. Throwing reports the error to the model. */
-  run(input: unknown, signal: AbortSignal): Promise<string>;
+  run(input: unknown, context: ToolContext): Promise<string>;
 }
 
-/** Tools by name; the crew's `tools:` lists refer to these names. */
-export type ToolRegistry = ReadonlyMap<string, Tool>;
+/** The tools a crew can name, looked up at every task attempt so a server that comes back brings its tools. */
+export interface ToolRegistry {
+  /** A tool by the name crews use in `tools:`, or undefined. */
+  get(name: string): Tool | undefined;
+  /**
+   * Every tool of an MCP server, by its name in crew.yaml's `mcp_servers` or its URL in an agent's `mcps`
+   * (`<url>#<tool>` picks one); undefined when no such server is configured.
+   */
+  server(reference: string): readonly Tool[] | undefined;
+}
+
+/** A registry holding the given tools and no servers. */
+export function toolRegistryOf(tools: readonly Tool[]): ToolRegistry {
+  const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  return { get: (name) => byName.get(name), server: () => undefined };
+}
