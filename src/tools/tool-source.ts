@@ -2,7 +2,7 @@ import type { Tool } from '../engine/tool.ts';
 
 /** Whether a source's tools can be called now, for `/health/ready` and `crewd check`. */
 export interface ToolSourceStatus {
-  /** What users call the source: `built-in tools`, `MCP server 'files'`, `tools/search.ts`. */
+  /** What users call the source: `built-in tools`, `MCP server 'files'`, `the crew's tools/ directory`. */
   readonly label: string;
   readonly up: boolean;
   /** Why it is down, in words fit for an operator (no secrets). */
@@ -11,18 +11,35 @@ export interface ToolSourceStatus {
 
 /**
  * Where tools come from: the built-in tools, one MCP server, the crew's `tools/` directory. A source opens once per
- * process (MCP connections, module loading) and closes on shutdown.
+ * process (MCP connections, module loading) and closes on shutdown; lookups are made at every task attempt, so a
+ * server that comes back brings its tools.
  */
 export interface ToolSource {
   /**
-   * Loads the source and returns its tools under the names crews use. An MCP server that cannot be reached yet does
-   * not reject: its tools fail their calls with a message the model sees, and it keeps trying in the background.
-   * Rejects only for a source that can never work (a tool module that does not load), with a message naming it.
+   * Loads the source. An MCP server that cannot be reached yet does not reject: its tools fail their calls with a
+   * message the model sees while it keeps trying. Rejects only for a source that can never work (a tool module
+   * that does not load), with a message naming it.
    */
-  open(): Promise<readonly Tool[]>;
-  /** Tools of this source by server reference, for MCP sources; see `ToolRegistry.server`. */
+  open(): Promise<void>;
+  /** A tool by the name crews use in `tools:`, or undefined when this source has none of that name. */
+  find(name: string): Tool | undefined;
+  /** The names of the tools it provides now, for listings and messages. */
+  names(): readonly string[];
+  /** Every tool of an MCP server this source is, by reference (see `ToolRegistry.server`); undefined otherwise. */
   server?(reference: string): readonly Tool[] | undefined;
   status(): ToolSourceStatus;
   /** Closes connections and child processes; the source is not used again. */
   close(): Promise<void>;
+}
+
+/** A source of tools that are ready at once and hold nothing open: built-in tools, tools given in code. */
+export function staticToolSource(label: string, tools: readonly Tool[]): ToolSource {
+  const byName = new Map(tools.map((tool) => [tool.name, tool]));
+  return {
+    open: () => Promise.resolve(),
+    find: (name) => byName.get(name),
+    names: () => [...byName.keys()],
+    status: () => ({ label, up: true }),
+    close: () => Promise.resolve(),
+  };
 }
