@@ -52,6 +52,7 @@ async function runPath(
 ): Promise<string> {
   const pending = [...reviews];
   const result = await runToCompletion({
+    executionId: 'recording',
     crew,
     inputs,
     models,

@@ -23,6 +23,7 @@ runFigure({ figure, metric: 'runCrew minus baseline, per run', target }, async (
     const tools = builtinTools();
     const engine = async (topic: string): Promise<void> => {
       const outcome = await runCrew({
+        executionId: topic,
         crew,
         inputs: { topic },
         checkpoint: { outputs: [], feedback: [] },

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { checkInputs } from '../crew/placeholders.ts';
 import { loadCrew } from '../crew/load-crew.ts';
@@ -60,6 +61,7 @@ export async function runCrewInTerminal(
   process.once('SIGTERM', interrupt);
   try {
     const result = await runToCompletion({
+      executionId: randomUUID(),
       crew,
       inputs,
       models,

@@ -67,3 +67,26 @@ export interface CrewDefinition {
 
 /** Input values from a kickoff, keyed by placeholder name. */
 export type CrewInputs = Readonly<Record<string, unknown>>;
+
+/**
+ * An MCP server a crew declares in crew.yaml's `mcp_servers` (stdio: a command crewd starts; http: a Streamable HTTP
+ * URL, with SSE as the fallback), or that an agent's `mcps:` names by URL. `${VAR}` in `env` and `headers` values
+ * is taken from crewd's environment when the server is opened.
+ */
+export type McpServerConfig =
+  | {
+      readonly kind: 'stdio';
+      readonly command: string;
+      readonly args: readonly string[];
+      /** The server's whole environment: crewd's own variables never reach it unless named here. */
+      readonly env: Readonly<Record<string, string>>;
+      readonly cwd?: string;
+      /** Longest one tool call may take; 60 s when absent. */
+      readonly timeoutMs?: number;
+    }
+  | {
+      readonly kind: 'http';
+      readonly url: string;
+      readonly headers: Readonly<Record<string, string>>;
+      readonly timeoutMs?: number;
+    };

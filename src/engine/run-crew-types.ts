@@ -15,6 +15,8 @@ export interface Checkpoint {
 }
 
 export interface RunCrewRequest {
+  /** The execution (kickoff id) this run belongs to; tools see it in their context. */
+  readonly executionId: string;
   readonly crew: CrewDefinition;
   readonly inputs: CrewInputs;
   readonly checkpoint: Checkpoint;

@@ -48,7 +48,11 @@ async function attemptTask(
   const { request } = run;
   const { signal } = request;
   const modelId = agentModelId(request, agent);
-  const tools = createToolBox(agentTools(request, agent, task));
+  const tools = createToolBox(agentTools(request, agent, task), {
+    executionId: request.executionId,
+    taskId: task.name,
+    agent: agent.name,
+  });
   const model = request.models(modelId);
   const check =
     task.outputJson === undefined ? undefined : createStructuredOutputChecker(task.name, task.outputJson);
@@ -82,7 +86,8 @@ async function attemptTask(
     maxIter: agent.maxIter,
     responseSchema: task.outputJson === undefined ? undefined : { name: task.name, schema: task.outputJson },
     signal,
-    onToolStep: ({ thought, call: toolCall, result }) => step(thought, toolCall.name, toolCall.input, result),
+    onToolStep: ({ thought, call: toolCall, result }) =>
+      step(thought, tools.toolName(toolCall.name), toolCall.input, result),
   };
 
   let result = await runAgentLoop({

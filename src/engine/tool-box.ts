@@ -3,54 +3,93 @@ import type { ValidateFunction } from 'ajv';
 import { CrewdError } from '../domain/errors.ts';
 import type { ToolCall, ToolSpec } from '../llm/chat-model.ts';
 import { abortable } from './abortable.ts';
-import type { Tool } from './tool.ts';
+import type { Tool, ToolContext } from './tool.ts';
+import { modelToolNames } from './model-tool-names.ts';
+
+/** One call's limits: the default timeout for tools that set none, and the longest result the model is shown. */
+export interface ToolLimits {
+  readonly timeoutMs: number;
+  readonly maxOutputChars: number;
+}
+
+export const defaultToolLimits: ToolLimits = { timeoutMs: 60_000, maxOutputChars: 20_000 };
+
+/** Where the calls of one task attempt run: every call's context but its id and signal. */
+export type ToolScope = Omit<ToolContext, 'toolCallId' | 'abortSignal'>;
 
 /** The tools of one task attempt: their specs for the model, and a way to run the calls it makes. */
 export interface ToolBox {
   readonly specs: readonly ToolSpec[];
+  /** The name crews use for the tool the model calls by `modelName`, for steps and events. */
+  toolName(modelName: string): string;
   /**
-   * Runs one call and returns the text the model sees. Unknown tools, input that breaks the tool's schema and
-   * tool failures come back as `Error: …` so the model can correct itself; only an abort stops the run.
+   * Runs one call and returns the text the model sees. Unknown tools, input that breaks the tool's schema, tool
+   * failures and timeouts come back as `Error: …` so the model can correct itself; only an abort stops the run.
    */
   run(call: ToolCall, signal: AbortSignal): Promise<string>;
 }
 
 const emptyToolBox: ToolBox = {
   specs: [],
+  toolName: (modelName) => modelName,
   run: (call) => Promise.resolve(`Error: there is no tool named '${call.name}'. Available tools: none.`),
 };
 
-export function createToolBox(tools: readonly Tool[]): ToolBox {
+export function createToolBox(
+  tools: readonly Tool[],
+  scope: ToolScope,
+  limits: ToolLimits = defaultToolLimits,
+): ToolBox {
   // Most tasks have no tools, and an Ajv instance costs time and memory per attempt: make one only when needed.
   if (tools.length === 0) return emptyToolBox;
   const ajv = new Ajv({ allErrors: true, strict: false, logger: false });
+  const names = modelToolNames(tools.map((tool) => tool.name));
   const entries = new Map<string, { tool: Tool; validate: ValidateFunction }>();
-  for (const tool of tools) {
+  for (const [index, tool] of tools.entries()) {
     try {
-      entries.set(tool.name, { tool, validate: ajv.compile(tool.inputSchema) });
+      entries.set(names[index]!, { tool, validate: ajv.compile(tool.inputSchema) });
     } catch {
       throw new CrewdError('CONFIG_INVALID', `Tool '${tool.name}' has an input schema that is not valid`);
     }
   }
   return {
-    specs: tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })),
+    specs: tools.map(({ description, inputSchema }, index) => ({
+      name: names[index]!,
+      description,
+      inputSchema,
+    })),
+    toolName: (modelName) => entries.get(modelName)?.tool.name ?? modelName,
     async run(call, signal) {
       const entry = entries.get(call.name);
       if (entry === undefined) {
-        const available = [...entries.keys()].join(', ') || 'none';
-        return `Error: there is no tool named '${call.name}'. Available tools: ${available}.`;
+        return `Error: there is no tool named '${call.name}'. Available tools: ${names.join(', ')}.`;
       }
       if (!entry.validate(call.input)) {
         return `Error: invalid input for tool '${call.name}': ${ajv.errorsText(entry.validate.errors, { dataVar: 'input' })}`;
       }
+      const timeoutMs = entry.tool.timeoutMs ?? limits.timeoutMs;
+      const timeout = AbortSignal.timeout(timeoutMs);
+      const abortSignal = AbortSignal.any([signal, timeout]);
       try {
-        return await abortable(entry.tool.run(call.input, signal), signal);
+        const context: ToolContext = { ...scope, toolCallId: call.id, abortSignal };
+        const output = await abortable(entry.tool.run(call.input, context), abortSignal);
+        return capped(output, limits.maxOutputChars);
       } catch (error) {
         signal.throwIfAborted();
+        if (timeout.aborted) return `Error: the tool did not finish within ${seconds(timeoutMs)}.`;
         return `Error: ${errorText(error)}`;
       }
     },
   };
+}
+
+function capped(output: string, maxChars: number): string {
+  if (output.length <= maxChars) return output;
+  return `${output.slice(0, maxChars)}\n\n[Output truncated: the tool returned ${output.length} characters; only the first ${maxChars} are shown.]`;
+}
+
+function seconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
 }
 
 function errorText(error: unknown): string {

@@ -70,6 +70,7 @@ export class ExecutionRunner {
       const execution = leg.execution;
       try {
         const outcome = await runCrew({
+          executionId,
           crew: this.deps.crew,
           inputs: execution.inputs,
           checkpoint: { outputs: execution.outputs, feedback: execution.feedback },

@@ -1,3 +1,4 @@
+import { toolRegistryOf } from '../engine/tool.ts';
 import type { ToolRegistry } from '../engine/tool.ts';
 
 /**
@@ -5,5 +6,5 @@ import type { ToolRegistry } from '../engine/tool.ts';
  * MCP servers will join this registry.
  */
 export function builtinTools(): ToolRegistry {
-  return new Map();
+  return toolRegistryOf([]);
 }

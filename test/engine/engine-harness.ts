@@ -2,6 +2,7 @@ import type { AgentDefinition, CrewDefinition, CrewInputs, TaskDefinition } from
 import type { EngineEvent } from '../../src/domain/events.ts';
 import { runCrew } from '../../src/engine/run-crew.ts';
 import type { Checkpoint, RunOutcome } from '../../src/engine/run-crew-types.ts';
+import { toolRegistryOf } from '../../src/engine/tool.ts';
 import type { Tool } from '../../src/engine/tool.ts';
 import { createModelResolver } from '../../src/llm/resolve-model.ts';
 import type { RetryOptions } from '../../src/llm/retrying-model.ts';
@@ -60,6 +61,7 @@ export interface RunOptions {
   readonly inputs?: CrewInputs;
   readonly checkpoint?: Checkpoint;
   readonly tools?: readonly Tool[];
+  readonly executionId?: string;
   readonly signal?: AbortSignal;
   readonly defaultModel?: string;
   readonly onEvent?: (event: EngineEvent) => void | Promise<void>;
@@ -90,11 +92,12 @@ export async function startEngineHarness(
     events,
     run: (definition, options = {}) =>
       runCrew({
+        executionId: options.executionId ?? 'execution-1',
         crew: definition,
         inputs: options.inputs ?? {},
         checkpoint: options.checkpoint ?? { outputs: [], feedback: [] },
         models,
-        tools: new Map((options.tools ?? []).map((tool) => [tool.name, tool])),
+        tools: toolRegistryOf(options.tools ?? []),
         defaultModel: options.defaultModel,
         signal: options.signal ?? new AbortController().signal,
         onEvent: async (event) => {
