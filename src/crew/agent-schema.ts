@@ -8,6 +8,8 @@ export const agentSchema = z.object({
   backstory: text(),
   llm: optionalText(),
   tools: names(),
+  /** MCP servers whose tools the agent gets: names from crew.yaml's `mcp_servers`, or URLs (`#tool` picks one). */
+  mcps: names(),
   max_iter: positiveInteger(),
   max_rpm: positiveInteger(),
   allow_delegation: flag(),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { mcpServersSchema } from './mcp-server-schema.ts';
 import { optionalText } from './schema-fields.ts';
 
 /** crew.yaml: optional settings for the whole crew. */
@@ -9,6 +10,7 @@ export const crewConfigSchema = z.object({
     .nullish(),
   manager_llm: optionalText(),
   llm: optionalText(),
+  mcp_servers: mcpServersSchema,
 });
 
 export type CrewConfig = z.infer<typeof crewConfigSchema>;

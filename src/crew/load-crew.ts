@@ -1,11 +1,12 @@
 import path from 'node:path';
-import type { AgentDefinition, CrewDefinition, TaskDefinition } from '../domain/crew.ts';
+import type { AgentDefinition, CrewDefinition, McpServerConfig, TaskDefinition } from '../domain/crew.ts';
 import { agentSchema } from './agent-schema.ts';
 import type { AgentEntry } from './agent-schema.ts';
 import { checkTaskReferences } from './check-task-references.ts';
 import { crewConfigSchema } from './crew-config-schema.ts';
 import type { CrewConfig } from './crew-config-schema.ts';
 import { locateCrewFiles } from './locate-crew-files.ts';
+import type { McpServerEntry } from './mcp-server-schema.ts';
 import { requiredInputs } from './placeholders.ts';
 import { taskSchema } from './task-schema.ts';
 import type { TaskEntry } from './task-schema.ts';
@@ -50,6 +51,7 @@ export async function loadCrew(dir: string, options: LoadCrewOptions): Promise<C
     process: config.process ?? 'sequential',
     ...(config.llm == null ? {} : { llm: config.llm }),
     ...(config.manager_llm == null ? {} : { managerLlm: config.manager_llm }),
+    mcpServers: toMcpServers(config.mcp_servers ?? {}, files.root),
     agents,
     tasks,
     requiredInputs: requiredInputs(agents.values(), tasks),
@@ -64,6 +66,7 @@ function toAgent(name: string, entry: AgentEntry): AgentDefinition {
     backstory: entry.backstory,
     ...(entry.llm == null ? {} : { llm: entry.llm }),
     tools: entry.tools ?? [],
+    mcps: entry.mcps ?? [],
     maxIter: entry.max_iter ?? defaultMaxIter,
     ...(entry.max_rpm == null ? {} : { maxRpm: entry.max_rpm }),
     allowDelegation: entry.allow_delegation ?? false,
@@ -83,4 +86,26 @@ function toTask(name: string, entry: TaskEntry): TaskDefinition {
     ...(entry.output_json == null ? {} : { outputJson: entry.output_json }),
     ...(entry.tools == null ? {} : { tools: entry.tools }),
   };
+}
+
+/** crew.yaml's servers with defaults applied; a stdio server's `cwd` is relative to the crew directory. */
+function toMcpServers(entries: Record<string, McpServerEntry>, root: string): Map<string, McpServerConfig> {
+  const servers = new Map<string, McpServerConfig>();
+  for (const [name, entry] of Object.entries(entries)) {
+    const timeoutMs = entry.timeout == null ? {} : { timeoutMs: Math.round(entry.timeout * 1000) };
+    servers.set(
+      name,
+      'command' in entry
+        ? {
+            kind: 'stdio',
+            command: entry.command,
+            args: entry.args ?? [],
+            env: entry.env ?? {},
+            cwd: path.resolve(root, entry.cwd ?? '.'),
+            ...timeoutMs,
+          }
+        : { kind: 'http', url: entry.url, headers: entry.headers ?? {}, ...timeoutMs },
+    );
+  }
+  return servers;
 }

@@ -28,6 +28,8 @@ export interface AgentDefinition {
   readonly llm?: string;
   /** Names of tools from the tool registry. */
   readonly tools: readonly string[];
+  /** MCP servers whose tools the agent also gets: crew.yaml server names or URLs, `#tool` picking one tool. */
+  readonly mcps?: readonly string[];
   /** Upper bound on model calls in one task attempt; crewAI's default of 20 applies when absent. */
   readonly maxIter: number;
   readonly maxRpm?: number;
@@ -58,6 +60,8 @@ export interface CrewDefinition {
   readonly process: ProcessKind;
   readonly llm?: string;
   readonly managerLlm?: string;
+  /** MCP servers declared in crew.yaml, by name. */
+  readonly mcpServers?: ReadonlyMap<string, McpServerConfig>;
   readonly agents: ReadonlyMap<string, AgentDefinition>;
   /** In file order; the order tasks run in. */
   readonly tasks: readonly TaskDefinition[];

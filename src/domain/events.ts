@@ -14,6 +14,14 @@ export interface AgentStep {
   readonly toolInput: unknown;
   /** The tool's result, or the final answer when tool is null. */
   readonly result: string;
+  /** The model's id for the tool call; absent for a final answer. */
+  readonly toolCallId?: string;
+}
+
+/** A model's answer as the step journal keeps it: enough to replay the call without making it again. */
+export interface ModelAnswer {
+  readonly text: string;
+  readonly toolCalls: readonly { readonly id: string; readonly name: string; readonly input: unknown }[];
 }
 
 /** Events the engine emits while running a crew, named noun-then-verb. */
@@ -23,6 +31,8 @@ export type EngineEvent =
   | {
       readonly type: 'model-call-end';
       readonly taskId: string;
+      readonly attempt: number;
+      readonly answer: ModelAnswer;
       readonly model: string;
       readonly usage: TokenUsage;
       readonly durationMs: number;

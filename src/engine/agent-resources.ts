@@ -18,21 +18,43 @@ export function agentModelId(
   return modelId;
 }
 
-/** The tools an agent may call on a task: the task's own list when given, else the agent's. */
+/**
+ * The tools an agent may call on a task: the task's own `tools` when given, else the agent's, then the tools of the
+ * agent's `mcps` servers. `CONFIG_INVALID` names the agent, the tool and how to provide it when none does.
+ */
 export function agentTools(
   request: Pick<RunCrewRequest, 'tools'>,
   agent: AgentDefinition,
   task: TaskDefinition,
 ): Tool[] {
-  const names = task.tools ?? agent.tools;
-  return [...new Set(names)].map((name) => {
+  const named = [...new Set(task.tools ?? agent.tools)].map((name) => {
     const tool = request.tools.get(name);
-    if (tool === undefined) {
-      throw new CrewdError(
-        'CONFIG_INVALID',
-        `Agent '${agent.name}' uses tool '${name}', which is not available`,
-      );
-    }
+    if (tool === undefined) throw missingTool(agent, task, name);
     return tool;
   });
+  const fromServers = (agent.mcps ?? []).flatMap((reference) => {
+    const tools = request.tools.server(reference);
+    if (tools === undefined) {
+      throw new CrewdError(
+        'CONFIG_INVALID',
+        `Agent '${agent.name}' names MCP server '${reference}' in mcps, which is neither a server in crew.yaml's ` +
+          'mcp_servers nor an http(s) URL',
+      );
+    }
+    return tools;
+  });
+  // A tool named in `tools` and served again through `mcps` is offered once.
+  const seen = new Set<Tool>();
+  return [...named, ...fromServers].filter((tool) => !seen.has(tool) && seen.add(tool));
+}
+
+function missingTool(agent: AgentDefinition, task: TaskDefinition, name: string): CrewdError {
+  const where = task.tools === undefined ? `Agent '${agent.name}'` : `Task '${task.name}' (agent '${agent.name}')`;
+  const server = name.includes('.') ? name.slice(0, name.indexOf('.')) : undefined;
+  const ways =
+    server === undefined
+      ? `add tools/${name}.ts (or .js) to the crew directory, use a built-in tool, or declare an MCP server in ` +
+        "crew.yaml's mcp_servers and name its tool as <server>.<tool>"
+      : `declare the MCP server '${server}' in crew.yaml's mcp_servers, or add tools/${name}.ts to the crew directory`;
+  return new CrewdError('CONFIG_INVALID', `${where} uses tool '${name}', which no tool source provides: ${ways}`);
 }

@@ -4,6 +4,7 @@ import type { HumanFeedback, TaskOutput } from '../domain/task-output.ts';
 import type { TokenUsage } from '../domain/usage.ts';
 import type { ModelResolver } from '../llm/chat-model.ts';
 import type { RateLimiter } from './rate-limiter.ts';
+import type { StepJournal } from './step-journal.ts';
 import type { ToolRegistry } from './tool.ts';
 
 /** Where a run starts from: nothing for a fresh execution, or what a stored execution already has. */
@@ -12,6 +13,11 @@ export interface Checkpoint {
   readonly outputs: readonly TaskOutput[];
   /** Every feedback given so far, oldest first. */
   readonly feedback: readonly HumanFeedback[];
+  /**
+   * The completed steps of the task attempt that was in flight when the last run stopped (a crash, a restart, a
+   * handover): that attempt goes on from there, with no completed model or tool call made again.
+   */
+  readonly journal?: StepJournal;
 }
 
 export interface RunCrewRequest {

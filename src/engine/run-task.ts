@@ -15,6 +15,8 @@ import type { CrewRun } from './crew-run.ts';
 import { correctionRequest, systemPrompt, taskPrompt } from './prompts.ts';
 import { createStructuredOutputChecker } from './structured-output.ts';
 import type { TaskPlan } from './task-plan.ts';
+import { StepReplay } from './step-journal.ts';
+import type { StepJournal } from './step-journal.ts';
 import { createToolBox } from './tool-box.ts';
 
 /**
@@ -57,9 +59,15 @@ async function attemptTask(
   const check =
     task.outputJson === undefined ? undefined : createStructuredOutputChecker(task.name, task.outputJson);
   const prompt = taskPrompt({ ...plan, task });
+  const replay = replayFor(request.checkpoint.journal, task.name, plan.attempt);
   let usage = emptyUsage;
 
   const call = async (chat: ChatRequest): Promise<ChatResponse> => {
+    const recorded = replay?.nextAnswer();
+    if (recorded !== undefined) {
+      usage = addUsage(usage, recorded.usage);
+      return { ...recorded.answer, usage: recorded.usage };
+    }
     await run.limiter.wait(agent.name, agent.maxRpm, signal);
     const startedAt = performance.now();
     const response = await abortable(model.generate(chat, signal), signal);
@@ -69,25 +77,48 @@ async function attemptTask(
     await run.emit({
       type: 'model-call-end',
       taskId: task.name,
+      attempt: plan.attempt,
+      answer: { text: response.text, toolCalls: response.toolCalls },
       model: modelId,
       usage: callUsage,
       durationMs,
     });
     return response;
   };
-  const step = (thought: string, tool: string | null, toolInput: unknown, result: string): Promise<void> =>
+  const step = (thought: string, tool: string | null, toolInput: unknown, result: string, id?: string) =>
     run.emit({
       type: 'step-end',
-      step: { taskId: task.name, agent: agent.role, prompt, thought, tool, toolInput, result },
+      step: {
+        taskId: task.name,
+        agent: agent.role,
+        prompt,
+        thought,
+        tool,
+        toolInput,
+        result,
+        ...(id === undefined ? {} : { toolCallId: id }),
+      },
     });
+  const replayed = new Set<string>();
   const loop: Omit<AgentLoopOptions, 'messages'> = {
     call,
-    tools,
+    tools: {
+      ...tools,
+      async run(toolCall, toolSignal) {
+        const result = replay?.toolResult(toolCall.id);
+        if (result === undefined) return tools.run(toolCall, toolSignal);
+        replayed.add(toolCall.id);
+        return result;
+      },
+    },
     maxIter: agent.maxIter,
     responseSchema: task.outputJson === undefined ? undefined : { name: task.name, schema: task.outputJson },
     signal,
-    onToolStep: ({ thought, call: toolCall, result }) =>
-      step(thought, tools.toolName(toolCall.name), toolCall.input, result),
+    // A replayed call's step is in the log already.
+    onToolStep: async ({ thought, call: toolCall, result }) => {
+      if (replayed.has(toolCall.id)) return;
+      await step(thought, tools.toolName(toolCall.name), toolCall.input, result, toolCall.id);
+    },
   };
 
   let result = await runAgentLoop({
@@ -130,6 +161,12 @@ async function attemptTask(
     usage,
     attempt: plan.attempt,
   };
+}
+
+/** A replay of the journal when it belongs to this very attempt; a journal of another attempt is stale. */
+function replayFor(journal: StepJournal | undefined, taskId: string, attempt: number): StepReplay | undefined {
+  if (journal === undefined || journal.taskId !== taskId || journal.attempt !== attempt) return undefined;
+  return new StepReplay(journal.entries);
 }
 
 function usageOf(response: ChatResponse): TokenUsage {

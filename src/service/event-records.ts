@@ -23,7 +23,27 @@ export const eventRecord = {
   },
 
   stepEnded(kickoffId: string, step: AgentStep, meta: Meta): NewExecutionEvent {
-    return { type: 'step-end', data: stepPayload(kickoffId, step, meta) };
+    const payload = stepPayload(kickoffId, step, meta);
+    return {
+      type: 'step-end',
+      data: step.toolCallId === undefined ? payload : { ...payload, tool_call_id: step.toolCallId },
+    };
+  },
+
+  /** A model's answer; with the tool results that follow it, the journal a crashed task attempt goes on from. */
+  modelCallEnded(event: Extract<EngineEvent, { type: 'model-call-end' }>): NewExecutionEvent {
+    const { promptTokens, completionTokens, totalTokens } = event.usage;
+    return {
+      type: 'model-call-end',
+      data: {
+        task_id: event.taskId,
+        attempt: event.attempt,
+        model: event.model,
+        text: event.answer.text,
+        tool_calls: event.answer.toolCalls.map(({ id, name, input }) => ({ id, name, input })),
+        usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: totalTokens },
+      },
+    };
   },
 
   taskEnded(kickoffId: string, output: TaskOutput, meta: Meta): NewExecutionEvent {

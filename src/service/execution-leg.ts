@@ -99,10 +99,16 @@ export class ExecutionLeg {
         if (event.step.tool === null) this.#hold(this.#stepChange(event.step, now));
         else await this.#write(this.#stepChange(event.step, now));
         return;
-      case 'model-call-end':
+      case 'model-call-end': {
         this.#unsettledUsage = addUsage(this.#unsettledUsage, event.usage);
         this.deps.observer.onModelCall?.(event.model, event.durationMs / 1000, event.usage);
+        // An answer that calls tools is saved before they run, so a crash never pays for it twice; a final answer
+        // travels with its task's end.
+        const change = { ...this.#guard(now), events: [eventRecord.modelCallEnded(event)] };
+        if (event.answer.toolCalls.length > 0) await this.#write(change);
+        else this.#hold(change);
         return;
+      }
       case 'task-end':
         if (this.#taskStartedAt !== undefined) {
           this.deps.observer.onTaskEnd?.((performance.now() - this.#taskStartedAt) / 1000);

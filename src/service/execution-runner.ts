@@ -1,8 +1,10 @@
 import type { CrewDefinition } from '../domain/crew.ts';
 import { createRateLimiter, prefixedLimiter } from '../engine/rate-limiter.ts';
 import { runCrew } from '../engine/run-crew.ts';
+import type { StepJournal } from '../engine/step-journal.ts';
 import type { ToolRegistry } from '../engine/tool.ts';
 import type { ModelResolver } from '../llm/chat-model.ts';
+import { readStepJournal } from './read-step-journal.ts';
 import { ExecutionLeg, LegStopped, type LegDeps } from './execution-leg.ts';
 
 export type { RunnerObserver } from './execution-leg.ts';
@@ -64,8 +66,9 @@ export class ExecutionRunner {
     this.#runs.set(executionId, run);
     this.#renewal ??= setInterval(() => this.#renewLeases(), this.deps.lease.durationMs / 3).unref();
     try {
-      const leg = await this.#leg(executionId);
-      if (leg === null) return;
+      const start = await this.#leg(executionId);
+      if (start === null) return;
+      const { leg, journal } = start;
       run.leg = leg;
       const execution = leg.execution;
       try {
@@ -73,7 +76,11 @@ export class ExecutionRunner {
           executionId,
           crew: this.deps.crew,
           inputs: execution.inputs,
-          checkpoint: { outputs: execution.outputs, feedback: execution.feedback },
+          checkpoint: {
+            outputs: execution.outputs,
+            feedback: execution.feedback,
+            ...(journal === undefined ? {} : { journal }),
+          },
           models: this.deps.models,
           tools: this.deps.tools,
           defaultModel: this.deps.defaultModel,
@@ -122,12 +129,17 @@ export class ExecutionRunner {
    * The leg to run: a PENDING execution is claimed by the leg's first write, together with its first task's start;
    * a RUNNING one was running when the process last stopped and continues.
    */
-  async #leg(executionId: string): Promise<ExecutionLeg | null> {
+  async #leg(executionId: string): Promise<{ leg: ExecutionLeg; journal?: StepJournal } | null> {
     const execution = await this.deps.store.getExecution(executionId);
     if (execution === null) return null;
     const leg = new ExecutionLeg(execution, this.deps);
-    if (execution.state === 'PENDING') leg.claim();
-    else if (execution.state !== 'RUNNING') return null;
-    return leg;
+    if (execution.state === 'PENDING') {
+      leg.claim();
+      return { leg };
+    }
+    if (execution.state !== 'RUNNING') return null;
+    // Continuing after a crash or a handover: the task in flight goes on from its last completed step.
+    const journal = await readStepJournal(this.deps.store, execution);
+    return journal === undefined ? { leg } : { leg, journal };
   }
 }

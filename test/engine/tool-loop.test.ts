@@ -135,7 +135,7 @@ describe('tool calls', () => {
     await expect(failure).rejects.toThrow(CrewdError);
     await expect(failure).rejects.toMatchObject({
       code: 'TASK_FAILED',
-      message: "Task 'find' failed: Agent 'researcher' uses tool 'search', which is not available",
+      message: "Task 'find' failed: Agent 'researcher' uses tool 'search', which no tool source provides: add tools/search.ts (or .js) to the crew directory, use a built-in tool, or declare an MCP server in crew.yaml's mcp_servers and name its tool as <server>.<tool>",
     });
     expect(chatRequests(harness.fake)).toHaveLength(0);
   });

@@ -1,0 +1,41 @@
+import type { ModelAnswer } from '../domain/events.ts';
+import type { TokenUsage } from '../domain/usage.ts';
+
+/** One completed step of a task attempt, as saved before the attempt went on. */
+export type JournalEntry =
+  | { readonly kind: 'model'; readonly answer: ModelAnswer; readonly usage: TokenUsage }
+  | { readonly kind: 'tool'; readonly toolCallId: string; readonly result: string };
+
+/** The completed steps of the task attempt that was in flight when its process stopped. */
+export interface StepJournal {
+  readonly taskId: string;
+  readonly attempt: number;
+  /** In the order they happened. */
+  readonly entries: readonly JournalEntry[];
+}
+
+/**
+ * Replays a journal into a new run of the same attempt: model answers in the order they came, tool results by call
+ * id. The agent loop is deterministic given those, so the attempt reaches where it stopped without calling again.
+ */
+export class StepReplay {
+  readonly #answers: Extract<JournalEntry, { kind: 'model' }>[];
+  readonly #results: Map<string, string>;
+
+  constructor(entries: readonly JournalEntry[]) {
+    this.#answers = entries.filter((entry) => entry.kind === 'model');
+    this.#results = new Map(
+      entries.flatMap((entry) => (entry.kind === 'tool' ? [[entry.toolCallId, entry.result]] : [])),
+    );
+  }
+
+  /** The next recorded model answer with its usage, or undefined once the journal has none left. */
+  nextAnswer(): { readonly answer: ModelAnswer; readonly usage: TokenUsage } | undefined {
+    return this.#answers.shift();
+  }
+
+  /** The recorded result of a tool call, or undefined if the call never completed. */
+  toolResult(toolCallId: string): string | undefined {
+    return this.#results.get(toolCallId);
+  }
+}

@@ -1,0 +1,69 @@
+import type { Execution } from '../domain/execution.ts';
+import type { JournalEntry, StepJournal } from '../engine/step-journal.ts';
+import type { EventStore, StoredExecutionEvent } from '../store/store.ts';
+
+const pageSize = 500;
+
+/**
+ * The completed steps of the task attempt an execution was in when its last process stopped, read back from its
+ * event log: the model answers and tool results saved since that attempt started (across earlier restarts of the
+ * same attempt too). Undefined when no task was in flight.
+ */
+export async function readStepJournal(
+  store: EventStore,
+  execution: Execution,
+): Promise<StepJournal | undefined> {
+  if (execution.state !== 'RUNNING' || execution.currentTask === null) return undefined;
+  let journal: { taskId: string; attempt: number; entries: JournalEntry[] } | undefined;
+  for (let after = 0; ; ) {
+    const page = await store.listEvents(execution.id, after, pageSize);
+    for (const event of page) journal = follow(journal, event);
+    if (page.length < pageSize) break;
+    after = page.at(-1)!.sequence;
+  }
+  return journal?.taskId === execution.currentTask ? journal : undefined;
+}
+
+type OpenJournal = { taskId: string; attempt: number; entries: JournalEntry[] } | undefined;
+
+function follow(journal: OpenJournal, event: StoredExecutionEvent): OpenJournal {
+  const data = event.data;
+  switch (event.type) {
+    case 'task-start': {
+      const taskId = String(data.task_id);
+      const attempt = Number(data.attempt);
+      // The same attempt started again after a restart keeps what it had.
+      if (journal?.taskId === taskId && journal.attempt === attempt) return journal;
+      return { taskId, attempt, entries: [] };
+    }
+    case 'model-call-end': {
+      if (journal === undefined) return journal;
+      const usage = data.usage as Record<string, number>;
+      journal.entries.push({
+        kind: 'model',
+        answer: {
+          text: String(data.text),
+          toolCalls: data.tool_calls as Extract<JournalEntry, { kind: 'model' }>['answer']['toolCalls'],
+        },
+        usage: {
+          promptTokens: usage.prompt_tokens ?? 0,
+          completionTokens: usage.completion_tokens ?? 0,
+          totalTokens: usage.total_tokens ?? 0,
+          successfulRequests: 1,
+        },
+      });
+      return journal;
+    }
+    case 'step-end':
+      if (journal !== undefined && typeof data.tool_call_id === 'string') {
+        journal.entries.push({ kind: 'tool', toolCallId: data.tool_call_id, result: String(data.result) });
+      }
+      return journal;
+    case 'task-end':
+    case 'human-input-request':
+    case 'execution-resume':
+      return undefined;
+    default:
+      return journal;
+  }
+}
