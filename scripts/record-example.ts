@@ -19,7 +19,7 @@ import { loadCrew } from '../src/crew/load-crew.ts';
 import type { CrewDefinition } from '../src/domain/crew.ts';
 import { createModelResolver } from '../src/llm/resolve-model.ts';
 import type { ModelResolver } from '../src/llm/chat-model.ts';
-import { builtinTools } from '../src/tools/builtin-tools.ts';
+import { toolRegistryOf } from '../src/engine/tool.ts';
 import { startFakeOpenAI } from '../test/support/fake-openai-server.ts';
 import { answerExample } from './example-answers.ts';
 
@@ -56,7 +56,7 @@ async function runPath(
     crew,
     inputs,
     models,
-    tools: builtinTools(),
+    tools: toolRegistryOf([]),
     defaultModel: undefined,
     signal: AbortSignal.timeout(60_000),
     onEvent: () => undefined,

@@ -15,7 +15,7 @@ import { Notifications } from './service/notifications.ts';
 import { createTokenService, type TokenService } from './service/token-service.ts';
 import { openStore } from './open-store.ts';
 import type { ExecutionChange } from './store/store.ts';
-import { builtinTools } from './tools/builtin-tools.ts';
+import { openCrewTools } from './tools/open-crew-tools.ts';
 import { createDeliveryWorker } from './webhooks/delivery-worker.ts';
 import { parseRetrySchedule } from './webhooks/retry-schedule.ts';
 
@@ -39,16 +39,25 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
   const clock = (): Date => new Date();
   const crew = await loadCrew(config.crewDir, { warn: (message) => logger.warn(message) });
   const models = createModelResolver({ env: options.env, baseDir: config.crewDir });
-  const tools = builtinTools();
-  checkCrew(crew, { models, tools, defaultModel: config.defaultModel });
+  const tools = await openCrewTools(crew, { crewDir: config.crewDir, env: options.env });
+  try {
+    checkCrew(crew, { models, tools, defaultModel: config.defaultModel });
+  } catch (error) {
+    await tools.close();
+    throw error;
+  }
   const schedule = parseRetrySchedule(config.webhookRetrySchedule);
   const store = await openStore(config.database, {
     onError: (error) => logger.error({ err: error }, 'store background work failed'),
+  }).catch(async (error: unknown) => {
+    await tools.close();
+    throw error;
   });
   try {
     await store.migrate();
   } catch (error) {
     await store.close();
+    await tools.close();
     throw error;
   }
 
@@ -120,6 +129,7 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
   } catch (error) {
     await server.close();
     await store.close();
+    await tools.close();
     throw error;
   }
   // Only once listening, so a second start that fails never revokes the token a running server printed.
@@ -154,6 +164,7 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
         .releaseLeases()
         .catch((error: unknown) => logger.warn({ err: error }, 'could not release execution leases'));
       await worker.stop();
+      await tools.close();
       await store.close();
     },
   };

@@ -2,7 +2,7 @@
 import { loadCrew } from '../../src/crew/load-crew.ts';
 import { runCrew } from '../../src/engine/run-crew.ts';
 import { createModelResolver } from '../../src/llm/resolve-model.ts';
-import { builtinTools } from '../../src/tools/builtin-tools.ts';
+import { toolRegistryOf } from '../../src/engine/tool.ts';
 import { baselineLabels, createBaselineRun } from '../lib/baseline-run.ts';
 import { crewDirs } from '../lib/crew-dirs.ts';
 import { startFakeModel } from '../lib/fake-model.ts';
@@ -20,7 +20,7 @@ runFigure({ figure, metric: 'runCrew minus baseline, per run', target }, async (
       env: { OPENAI_BASE_URL: model.url, OPENAI_API_KEY: 'sk-bench-key' },
       baseDir: crewDirs.threeTask,
     });
-    const tools = builtinTools();
+    const tools = toolRegistryOf([]);
     const engine = async (topic: string): Promise<void> => {
       const outcome = await runCrew({
         executionId: topic,

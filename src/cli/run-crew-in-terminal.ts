@@ -5,8 +5,11 @@ import { loadCrew } from '../crew/load-crew.ts';
 import type { CrewDefinition, CrewInputs } from '../domain/crew.ts';
 import { CrewdError, MissingInputsError } from '../domain/errors.ts';
 import type { TokenUsage } from '../domain/usage.ts';
+import { checkCrew } from '../engine/check-crew.ts';
+import type { ToolRegistry } from '../engine/tool.ts';
+import type { ModelResolver } from '../llm/chat-model.ts';
 import { createModelResolver } from '../llm/resolve-model.ts';
-import { builtinTools } from '../tools/builtin-tools.ts';
+import { openCrewTools } from '../tools/open-crew-tools.ts';
 import type { CliContext } from './cli-context.ts';
 import { scriptedLineSource, terminalLineSource } from './line-source.ts';
 import type { LineSource } from './line-source.ts';
@@ -32,7 +35,7 @@ export async function runCrewInTerminal(
   options: RunOptions,
   context: CliContext,
 ): Promise<void> {
-  const { env, stderr, stdout } = context;
+  const { env, stderr } = context;
   const inputs = parseJsonObject(options.inputs, '--inputs');
   // Read up front, so a wrong path fails before any model is paid for.
   const scripted = options.feedbackFile === undefined ? undefined : await readLines(options.feedbackFile);
@@ -42,7 +45,24 @@ export async function runCrewInTerminal(
   const models = createModelResolver({ env, baseDir: crewDir, recordFile: options.record });
   // Resolving checks the model's name and credentials now rather than after the first task has started.
   if (options.model !== undefined) models(options.model);
+  const tools = await openCrewTools(crew, { crewDir, env });
+  try {
+    // Every agent's model and tools, before the first model call rather than mid-crew.
+    checkCrew(crew, { models, tools, defaultModel: env.MODEL === '' ? undefined : env.MODEL });
+    await runOpenCrew(crew, inputs, { ...context, models, tools, scripted });
+  } finally {
+    await tools.close();
+  }
+}
 
+interface OpenCrew extends CliContext {
+  readonly models: ModelResolver;
+  readonly tools: ToolRegistry;
+  readonly scripted: readonly string[] | undefined;
+}
+
+async function runOpenCrew(crew: CrewDefinition, inputs: CrewInputs, context: OpenCrew): Promise<void> {
+  const { env, stderr, stdout, models, tools, scripted } = context;
   let lines: LineSource | undefined;
   const lineSource = (): LineSource => {
     lines ??=
@@ -65,7 +85,7 @@ export async function runCrewInTerminal(
       crew,
       inputs,
       models,
-      tools: builtinTools(),
+      tools,
       defaultModel: env.MODEL === '' ? undefined : env.MODEL,
       signal: controller.signal,
       onEvent: progress.onEvent,

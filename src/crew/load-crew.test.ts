@@ -76,6 +76,7 @@ describe('loadCrew', () => {
       goal: 'Write clearly',
       backstory: 'You write for busy readers.',
       tools: [],
+      mcps: [],
       maxIter: 20,
       allowDelegation: false,
       verbose: false,

@@ -49,12 +49,16 @@ export function agentTools(
 }
 
 function missingTool(agent: AgentDefinition, task: TaskDefinition, name: string): CrewdError {
-  const where = task.tools === undefined ? `Agent '${agent.name}'` : `Task '${task.name}' (agent '${agent.name}')`;
+  const where =
+    task.tools === undefined ? `Agent '${agent.name}'` : `Task '${task.name}' (agent '${agent.name}')`;
   const server = name.includes('.') ? name.slice(0, name.indexOf('.')) : undefined;
   const ways =
     server === undefined
       ? `add tools/${name}.ts (or .js) to the crew directory, use a built-in tool, or declare an MCP server in ` +
         "crew.yaml's mcp_servers and name its tool as <server>.<tool>"
       : `declare the MCP server '${server}' in crew.yaml's mcp_servers, or add tools/${name}.ts to the crew directory`;
-  return new CrewdError('CONFIG_INVALID', `${where} uses tool '${name}', which no tool source provides: ${ways}`);
+  return new CrewdError(
+    'CONFIG_INVALID',
+    `${where} uses tool '${name}', which no tool source provides: ${ways}`,
+  );
 }

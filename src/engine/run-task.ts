@@ -164,7 +164,11 @@ async function attemptTask(
 }
 
 /** A replay of the journal when it belongs to this very attempt; a journal of another attempt is stale. */
-function replayFor(journal: StepJournal | undefined, taskId: string, attempt: number): StepReplay | undefined {
+function replayFor(
+  journal: StepJournal | undefined,
+  taskId: string,
+  attempt: number,
+): StepReplay | undefined {
   if (journal === undefined || journal.taskId !== taskId || journal.attempt !== attempt) return undefined;
   return new StepReplay(journal.entries);
 }

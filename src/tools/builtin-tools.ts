@@ -1,10 +1,7 @@
-import { toolRegistryOf } from '../engine/tool.ts';
-import type { ToolRegistry } from '../engine/tool.ts';
+import { staticToolSource } from './tool-source.ts';
+import type { ToolSource } from './tool-source.ts';
 
-/**
- * The tools crews can name in `tools:`. None ship yet: crewAI's own tools call outside services, and tools from
- * MCP servers will join this registry.
- */
-export function builtinTools(): ToolRegistry {
-  return toolRegistryOf([]);
+/** The tools crews can name in `tools:` under crewAI's names. */
+export function builtinToolSource(): ToolSource {
+  return staticToolSource('built-in tools', []);
 }

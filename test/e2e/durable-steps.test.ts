@@ -1,0 +1,78 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  startFakeOpenAI,
+  type FakeOpenAIServer,
+  type RecordedRequest,
+} from '../support/fake-openai-server.ts';
+import { apiClient, crewsDir, spawnCrewd, tempDatabase, type CrewdProcess } from '../support/crewd.ts';
+import { until } from '../support/until.ts';
+
+let model: FakeOpenAIServer;
+/** Holds the model's answer after the tool result until the test lets it go (never, for the first process). */
+let afterTool: Promise<unknown> = new Promise(() => undefined);
+const running: CrewdProcess[] = [];
+
+const hasToolResult = (request: RecordedRequest): boolean =>
+  (request.body?.messages as { role: string }[] | undefined)?.some((message) => message.role === 'tool') ??
+  false;
+const chatRequests = (): RecordedRequest[] =>
+  model.requests.filter((request) => request.path.endsWith('/chat/completions'));
+
+beforeAll(async () => {
+  model = await startFakeOpenAI({
+    respond: (request) =>
+      hasToolResult(request)
+        ? { content: 'The visit to Porto is recorded.', heldUntil: afterTool }
+        : { toolCalls: [{ name: 'record_visit', arguments: { city: 'Porto' } }] },
+  });
+});
+
+afterAll(async () => {
+  for (const crewd of running) crewd.child.kill('SIGKILL');
+  await model.close();
+});
+
+async function serve(database: string, visitLog: string): Promise<CrewdProcess> {
+  const crewd = await spawnCrewd({
+    crewDir: join(crewsDir, 'tool-crew'),
+    database,
+    modelUrl: model.url,
+    // A killed process cannot release its execution: the next one continues it once the lease runs out.
+    env: { CREWD_EXECUTION_LEASE_MS: '1000', VISIT_LOG: visitLog },
+  });
+  running.push(crewd);
+  return crewd;
+}
+
+describe('durable steps', () => {
+  it('goes on from the last completed step after a SIGKILL: the tool runs once and no answer is asked twice', async () => {
+    const database = tempDatabase();
+    const visitLog = join(mkdtempSync(join(tmpdir(), 'crewd-visits-')), 'visits.log');
+    const first = await serve(database, visitLog);
+    const kickoff = await apiClient(first.url).post('/kickoff', { inputs: { city: 'Porto' } });
+    const id = kickoff.body.kickoff_id as string;
+    // The tool has run and the model has been asked to go on from its result: kill the process there.
+    await until(() => chatRequests().some(hasToolResult));
+    first.child.kill('SIGKILL');
+    await first.exited;
+    const askedBefore = chatRequests().length;
+
+    afterTool = Promise.resolve();
+    const second = await serve(database, visitLog);
+    const done = await apiClient(second.url).waitForState(id, ['SUCCESS', 'FAILED']);
+
+    expect(done.body.state).toBe('SUCCESS');
+    expect(done.body.result).toBe('The visit to Porto is recorded.');
+    expect(readFileSync(visitLog, 'utf8')).toBe(`${id} Porto\n`);
+    // Only the call that had not completed is made again: the answer that asked for the tool is not.
+    const later = chatRequests().slice(askedBefore);
+    expect(later).toHaveLength(1);
+    expect(hasToolResult(later[0]!)).toBe(true);
+    expect(chatRequests().filter((request) => !hasToolResult(request))).toHaveLength(1);
+    // The replayed call counts in the usage: two calls of 10 + 5 tokens.
+    expect(done.body.usage_metrics).toMatchObject({ total_tokens: 30, successful_requests: 2 });
+  });
+});
