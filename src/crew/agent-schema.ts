@@ -14,6 +14,7 @@ export const agentSchema = z.object({
   max_rpm: positiveInteger(),
   allow_delegation: flag(),
   verbose: flag(),
+  cache: flag(),
 });
 
 export type AgentEntry = z.infer<typeof agentSchema>;

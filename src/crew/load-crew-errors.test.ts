@@ -51,6 +51,17 @@ const cases: readonly (readonly [string, Case])[] = [
     },
   ],
   [
+    'an MCP server with neither a command nor a url',
+    {
+      fixture: 'mcp-server-invalid',
+      file: 'crew.yaml',
+      key: 'mcp_servers.files',
+      line: 2,
+      message:
+        'crew.yaml:line 2 (mcp_servers.files): must have either a command (with args, env, cwd, timeout) or a url (with headers, timeout)',
+    },
+  ],
+  [
     'a value of the wrong type',
     {
       fixture: 'wrong-type',

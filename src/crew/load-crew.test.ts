@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadCrew } from './load-crew.ts';
 
@@ -128,6 +129,40 @@ describe('loadCrew', () => {
         properties: { total: { type: 'number' } },
         required: ['total'],
       },
+    });
+  });
+
+  it("reads crew.yaml's mcp_servers and an agent's mcps and cache", async () => {
+    const dir = fixture('mcp-servers');
+    const { crew } = await load(dir);
+
+    expect(crew.mcpServers).toEqual(
+      new Map([
+        [
+          'files',
+          {
+            kind: 'stdio',
+            command: 'node',
+            args: ['server.mjs', '--root', 'data'],
+            env: { NOTES_TOKEN: '${NOTES_TOKEN}' },
+            cwd: join(dir, 'servers/files'),
+            timeoutMs: 2500,
+          },
+        ],
+        [
+          'search',
+          {
+            kind: 'http',
+            url: 'https://mcp.example.com/mcp',
+            headers: { Authorization: 'Bearer ${SEARCH_TOKEN}' },
+          },
+        ],
+      ]),
+    );
+    expect(crew.agents.get('researcher')).toMatchObject({
+      tools: ['files.read_note'],
+      mcps: ['search', 'https://tools.example.com/mcp#lookup'],
+      cache: false,
     });
   });
 

@@ -71,6 +71,7 @@ function toAgent(name: string, entry: AgentEntry): AgentDefinition {
     ...(entry.max_rpm == null ? {} : { maxRpm: entry.max_rpm }),
     allowDelegation: entry.allow_delegation ?? false,
     verbose: entry.verbose ?? false,
+    ...(entry.cache == null ? {} : { cache: entry.cache }),
   };
 }
 

@@ -35,6 +35,8 @@ export interface AgentDefinition {
   readonly maxRpm?: number;
   readonly allowDelegation: boolean;
   readonly verbose: boolean;
+  /** crewAI's tool cache: a repeated call with the same arguments answers from the first result (default true). */
+  readonly cache?: boolean;
 }
 
 export interface TaskDefinition {

@@ -2,6 +2,8 @@ import type { EngineEvent } from '../domain/events.ts';
 import { createRateLimiter } from './rate-limiter.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 import type { RunCrewRequest } from './run-crew-types.ts';
+import { createToolCache } from './tool-cache.ts';
+import type { ToolCache } from './tool-cache.ts';
 
 /**
  * Wraps whatever the event listener threw, so the engine passes it through untouched instead of reporting it
@@ -18,6 +20,7 @@ export class ListenerError extends Error {
 export interface CrewRun {
   readonly request: RunCrewRequest;
   readonly limiter: RateLimiter;
+  readonly toolCache: ToolCache;
   emit(event: EngineEvent): Promise<void>;
 }
 
@@ -25,6 +28,7 @@ export function createCrewRun(request: RunCrewRequest): CrewRun {
   return {
     request,
     limiter: request.limiter ?? createRateLimiter(),
+    toolCache: request.toolCache ?? createToolCache(),
     async emit(event) {
       try {
         await request.onEvent(event);

@@ -5,6 +5,7 @@ import type { TokenUsage } from '../domain/usage.ts';
 import type { ModelResolver } from '../llm/chat-model.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 import type { StepJournal } from './step-journal.ts';
+import type { ToolCache } from './tool-cache.ts';
 import type { ToolRegistry } from './tool.ts';
 
 /** Where a run starts from: nothing for a fresh execution, or what a stored execution already has. */
@@ -38,6 +39,8 @@ export interface RunCrewRequest {
    * holds across a pause for human input; a fresh one per run otherwise.
    */
   readonly limiter?: RateLimiter;
+  /** crewAI's tool cache for this execution; give every run of one execution the same one, as for the limiter. */
+  readonly toolCache?: ToolCache;
 }
 
 export type RunOutcome =

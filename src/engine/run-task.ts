@@ -105,9 +105,17 @@ async function attemptTask(
     tools: {
       ...tools,
       async run(toolCall, toolSignal) {
-        const result = replay?.toolResult(toolCall.id);
-        if (result === undefined) return tools.run(toolCall, toolSignal);
-        replayed.add(toolCall.id);
+        const recorded = replay?.toolResult(toolCall.id);
+        if (recorded !== undefined) {
+          replayed.add(toolCall.id);
+          return recorded;
+        }
+        const name = tools.toolName(toolCall.name);
+        const cached = agent.cache === false ? undefined : run.toolCache.get(name, toolCall.input);
+        if (cached !== undefined) return cached;
+        const result = await tools.run(toolCall, toolSignal);
+        // Failures are not kept: the same call may well work next time.
+        if (agent.cache !== false && !result.startsWith('Error:')) run.toolCache.set(name, toolCall.input, result);
         return result;
       },
     },

@@ -2,6 +2,7 @@ import type { CrewDefinition } from '../domain/crew.ts';
 import { createRateLimiter, prefixedLimiter } from '../engine/rate-limiter.ts';
 import { runCrew } from '../engine/run-crew.ts';
 import type { StepJournal } from '../engine/step-journal.ts';
+import { ToolCaches } from '../engine/tool-cache.ts';
 import type { ToolRegistry } from '../engine/tool.ts';
 import type { ModelResolver } from '../llm/chat-model.ts';
 import { readStepJournal } from './read-step-journal.ts';
@@ -34,6 +35,7 @@ export class ExecutionRunner {
   readonly #runs = new Map<string, Run>();
   /** Shared by every leg in this process, so an agent's max_rpm spacing holds across a resume. */
   readonly #limiter = createRateLimiter();
+  readonly #toolCaches = new ToolCaches();
   #shuttingDown = false;
   #renewal: NodeJS.Timeout | undefined;
 
@@ -87,12 +89,15 @@ export class ExecutionRunner {
           signal: controller.signal,
           onEvent: (event) => leg.record(event, this.#shuttingDown),
           limiter: prefixedLimiter(this.#limiter, `${executionId}\n`),
+          toolCache: this.#toolCaches.for(executionId),
         });
         await leg.finish(outcome);
+        if (outcome.kind === 'completed') this.#toolCaches.drop(executionId);
       } catch (error) {
         if (error instanceof LegStopped) return;
         // A shutdown leaves the execution RUNNING for recovery; a cancel was already recorded by cancel().
         if (controller.signal.aborted) return;
+        this.#toolCaches.drop(executionId);
         await leg.fail(error);
       }
     } finally {

@@ -55,6 +55,20 @@ describe('crewd run', () => {
     expect(result.stderr).not.toMatch(/\n\s+at /);
   });
 
+  it('refuses a crew naming a tool no source provides before the first model call', async () => {
+    const crew = join(import.meta.dirname, 'crews/unknown-tool');
+
+    const result = await runCrewd(['run', crew, '--inputs', '{"topic": "tides"}'], {
+      env: { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' },
+    });
+
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /^crewd: Agent 'searcher' uses tool 'web_search', which no tool source provides: /,
+    );
+    expect(result.stderr).not.toContain('▶');
+  });
+
   it('stops before running anything and lists the inputs that are missing', async () => {
     const result = await runCrewd(['run', exampleCrew, '--inputs', '{"topic": "AI agents"}']);
 

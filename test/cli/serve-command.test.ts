@@ -27,7 +27,11 @@ describe('crewd serve', () => {
     });
 
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^crewd: .*'web_search'.*\n$/);
+    expect(result.stderr).toBe(
+      "crewd: Agent 'searcher' uses tool 'web_search', which no tool source provides: add tools/web_search.ts " +
+        "(or .js) to the crew directory, use a built-in tool, or declare an MCP server in crew.yaml's mcp_servers and " +
+        'name its tool as <server>.<tool>\n',
+    );
   });
 
   it('refuses to start a crew whose process the engine cannot run yet, instead of failing each execution', async () => {
