@@ -122,6 +122,7 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
     logger,
     rateLimitPerMinute: config.rateLimitPerMinute,
     ready: () => store.ping(),
+    toolSources: () => tools.statuses(),
   });
 
   try {

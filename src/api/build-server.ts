@@ -1,3 +1,4 @@
+import type { ToolSourceStatus } from '../tools/tool-source.ts';
 import fastifyRateLimit from '@fastify/rate-limit';
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
@@ -38,6 +39,8 @@ export interface ServerDeps {
   readonly heartbeatMs?: number;
   /** How long `GET /health/ready` waits for `ready()` (default 2 s). */
   readonly readyTimeoutMs?: number;
+  /** Whether each tool source can be called now (`GET /health/ready`); none when absent. */
+  readonly toolSources?: () => readonly ToolSourceStatus[];
 }
 
 /** 1 MiB: larger request bodies answer 413. */
@@ -129,6 +132,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     ...context,
     ready: deps.ready,
     readyTimeoutMs: deps.readyTimeoutMs ?? 2_000,
+    toolSources: deps.toolSources ?? (() => []),
   });
   return app;
 }

@@ -88,3 +88,10 @@ export const deliveryListSchema = z.object({
 export type DeliveryList = z.infer<typeof deliveryListSchema>;
 
 export const healthSchema = z.object({ status: z.string() });
+
+/** Readiness: the store answers; the tool sources say whether each can be called (a down one does not fail it). */
+export const readinessSchema = healthSchema.extend({
+  tools: z
+    .array(z.object({ source: z.string(), up: z.boolean(), reason: z.string().optional() }))
+    .describe('Each tool source (built-in tools, the tools/ directory, every MCP server) and whether it is up'),
+});

@@ -1,6 +1,7 @@
+import type { ToolSourceStatus } from '../../tools/tool-source.ts';
 import { CrewdError } from '../../domain/errors.ts';
 import { callerOf } from '../bearer-auth.ts';
-import { healthSchema } from '../response-schemas.ts';
+import { healthSchema, readinessSchema } from '../response-schemas.ts';
 import { bearerSecurity } from './route-context.ts';
 import type { RouteContext, ZodApp } from './route-context.ts';
 
@@ -8,6 +9,8 @@ export interface OperationsContext extends RouteContext {
   /** Resolves when the store answers. */
   readonly ready: () => Promise<void>;
   readonly readyTimeoutMs: number;
+  /** Whether each tool source can be called now. */
+  readonly toolSources: () => readonly ToolSourceStatus[];
 }
 
 /** Health checks, Prometheus metrics and the OpenAPI document. */
@@ -26,11 +29,19 @@ export function registerOperationsRoutes(app: ZodApp, context: OperationsContext
     '/health/ready',
     {
       config: probe,
-      schema: { summary: 'The store answers (503 when it does not)', response: { 200: healthSchema } },
+      schema: {
+        summary: 'The store answers (503 when it does not); which tool sources are up',
+        response: { 200: readinessSchema },
+      },
     },
     async () => {
       await withinTimeout(ready, readyTimeoutMs);
-      return { status: 'ok' };
+      const tools = context.toolSources().map(({ label, up, reason }) => ({
+        source: label,
+        up,
+        ...(reason === undefined ? {} : { reason }),
+      }));
+      return { status: 'ok', tools };
     },
   );
 
