@@ -3,7 +3,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { createDemoServer } from '../fixtures/mcp/demo-server.ts';
+import { createDemoServer } from '../fixtures/mcp/demo-server.mjs';
 
 export interface McpHttpServer {
   readonly url: string;

@@ -17,7 +17,7 @@ function stdioConfig(overrides: Partial<Extract<McpServerConfig, { kind: 'stdio'
   return {
     kind: 'stdio',
     command: process.execPath,
-    args: ['--import', 'tsx', join(fixtures, 'stdio-server.ts')],
+    args: [join(fixtures, 'stdio-server.mjs')],
     env: {},
     ...overrides,
   };
