@@ -52,6 +52,14 @@ export function startSseOnlyServer(): Promise<McpHttpServer> {
   }, '/sse');
 }
 
+/** A server that answers every request with `status` and, carelessly, the request's headers in its body. */
+export function startRejectingServer(status: number): Promise<McpHttpServer> {
+  return listen((request, response) => {
+    response.writeHead(status, { 'content-type': 'text/plain' }).end(JSON.stringify(request.headers));
+    return Promise.resolve();
+  });
+}
+
 /** A loopback URL where nothing listens: a port that was just free. */
 export async function unreachableUrl(): Promise<string> {
   const server = await listen(() => Promise.resolve());

@@ -7,7 +7,12 @@ import type { ToolContext } from '../../src/engine/tool.ts';
 import { createMcpToolSource } from '../../src/tools/mcp/index.ts';
 import type { McpToolSource, McpToolSourceOptions } from '../../src/tools/mcp/index.ts';
 import type { ToolSource } from '../../src/tools/tool-source.ts';
-import { startSseOnlyServer, startStreamableHttpServer, unreachableUrl } from '../support/mcp-http-server.ts';
+import {
+  startRejectingServer,
+  startSseOnlyServer,
+  startStreamableHttpServer,
+  unreachableUrl,
+} from '../support/mcp-http-server.ts';
 import type { McpHttpServer } from '../support/mcp-http-server.ts';
 import { until } from '../support/until.ts';
 
@@ -244,6 +249,27 @@ describe('an MCP server over HTTP', () => {
     await expect(tool.run({}, context())).rejects.toThrow(
       `MCP server '${url}' is not reachable: connection failed (ECONNREFUSED)`,
     );
+  });
+
+  it('says a server refused the connection by its HTTP status, without the headers crewd sent', async () => {
+    const server = await startRejectingServer(401);
+    servers.push(server);
+    const source = await openSource(
+      'remote',
+      { kind: 'http', url: server.url, headers: { authorization: 'Bearer ${REMOTE_TOKEN}' } },
+      { env: { REMOTE_TOKEN: 'secret-token-123' } },
+    );
+
+    expect(source.status()).toEqual({
+      label: "MCP server 'remote'",
+      up: false,
+      reason: 'the server answered HTTP 401',
+    });
+    const failure = call(source, 'remote.echo', { text: 'x' });
+    await expect(failure).rejects.toThrow(
+      "MCP server 'remote' is not reachable: the server answered HTTP 401",
+    );
+    await expect(failure).rejects.not.toThrow('secret-token-123');
   });
 
   it('marks a server that went away as down and fails its calls with a message', async () => {

@@ -7,6 +7,8 @@ import type { ToolSource, ToolSourceStatus } from '../tool-source.ts';
 import { expandVariables } from './expand-variables.ts';
 import { httpTransports } from './http-transports.ts';
 import type { McpTransportOption, McpTransportWithExit } from './mcp-transport.ts';
+import { defaultBackoff, retryDelayMs } from './retry-delay.ts';
+import type { Backoff } from './retry-delay.ts';
 import { stdioTransports } from './stdio-transports.ts';
 import { toolResultText } from './tool-result-text.ts';
 import type { McpToolResult } from './tool-result-text.ts';
@@ -18,7 +20,7 @@ export interface McpToolSourceOptions {
   /** Ways to reach the server instead of the ones its config gives (tests pass an in-memory pair). */
   readonly transports?: readonly McpTransportOption[] | undefined;
   /** Waits between reconnection attempts: doubling from `initialMs` up to `maxMs`. */
-  readonly backoff?: { readonly initialMs: number; readonly maxMs: number } | undefined;
+  readonly backoff?: Backoff | undefined;
   /** Longest the MCP handshake and the tool listing may take. */
   readonly connectTimeoutMs?: number | undefined;
 }
@@ -233,8 +235,7 @@ class McpServerToolSource implements McpToolSource {
 
   #scheduleRetry(): void {
     if (this.#closed || this.#retry !== undefined || this.#connecting !== undefined) return;
-    const { initialMs, maxMs } = this.#options.backoff ?? { initialMs: 250, maxMs: 30_000 };
-    const delay = Math.min(maxMs, initialMs * 2 ** Math.min(this.#failures, 30));
+    const delay = retryDelayMs(this.#failures, this.#options.backoff ?? defaultBackoff);
     this.#failures += 1;
     this.#retry = setTimeout(() => {
       this.#retry = undefined;
