@@ -41,4 +41,6 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-return': 'off',
     },
   },
+  // Plain-JavaScript MCP servers (examples, test fixtures) run with node alone and sit outside the TypeScript project.
+  { files: ['**/*.mjs'], ...tseslint.configs.disableTypeChecked },
 );

@@ -1,0 +1,348 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ErrorCode, McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { Logger } from 'pino';
+import type { JsonSchema, McpServerConfig } from '../../domain/crew.ts';
+import type { Tool, ToolContext } from '../../engine/tool.ts';
+import type { ToolSource, ToolSourceStatus } from '../tool-source.ts';
+import { expandVariables } from './expand-variables.ts';
+import { httpTransports } from './http-transports.ts';
+import type { McpTransportOption, McpTransportWithExit } from './mcp-transport.ts';
+import { defaultBackoff, retryDelayMs } from './retry-delay.ts';
+import type { Backoff } from './retry-delay.ts';
+import { stdioTransports } from './stdio-transports.ts';
+import { toolResultText } from './tool-result-text.ts';
+import type { McpToolResult } from './tool-result-text.ts';
+
+export interface McpToolSourceOptions {
+  /** crewd's environment: where `${VAR}` in the config's `env` and `headers` is looked up, and PATH. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly logger?: Logger | undefined;
+  /** Ways to reach the server instead of the ones its config gives (tests pass an in-memory pair). */
+  readonly transports?: readonly McpTransportOption[] | undefined;
+  /** Waits between reconnection attempts: doubling from `initialMs` up to `maxMs`. */
+  readonly backoff?: Backoff | undefined;
+  /** Longest the MCP handshake and the tool listing may take. */
+  readonly connectTimeoutMs?: number | undefined;
+}
+
+interface RemoteTool {
+  readonly description: string | undefined;
+  readonly inputSchema: JsonSchema;
+}
+
+const defaultTimeoutMs = 60_000;
+const maxListPages = 100;
+
+/** A source that is one MCP server: it always answers `server()` for its own name. */
+export interface McpToolSource extends ToolSource {
+  server(reference: string): readonly Tool[] | undefined;
+}
+
+/**
+ * One MCP server as a source of tools named `<name>.<tool>`. The server is reached in the background: while it is
+ * down its tools stay listed as last seen and their calls fail with a message the model reads; when it stops or
+ * drops the connection it is reconnected (a stdio server restarted) after a wait that doubles up to a bound.
+ */
+export function createMcpToolSource(
+  name: string,
+  config: McpServerConfig,
+  options: McpToolSourceOptions,
+): McpToolSource {
+  return new McpServerToolSource(name, config, options);
+}
+
+class McpServerToolSource implements McpToolSource {
+  readonly #name: string;
+  readonly #label: string;
+  readonly #config: McpServerConfig;
+  readonly #options: McpToolSourceOptions;
+  readonly #timeoutMs: number;
+  #transports: readonly McpTransportOption[] = [];
+  /** The connected client; undefined while the server is down. */
+  #client: Client | undefined;
+  /** A client still in its handshake, so close() can stop it. */
+  #pending: Client | undefined;
+  /** The tools as last listed; kept while the server is down so crews and models see the same tools. */
+  #tools = new Map<string, RemoteTool>();
+  #listed = false;
+  #reason: string | undefined = 'not connected yet';
+  #failures = 0;
+  #retry: NodeJS.Timeout | undefined;
+  #connecting: Promise<void> | undefined;
+  #closed = false;
+
+  constructor(name: string, config: McpServerConfig, options: McpToolSourceOptions) {
+    this.#name = name;
+    this.#label = `MCP server '${displayName(name)}'`;
+    this.#config = config;
+    this.#options = options;
+    this.#timeoutMs = config.timeoutMs ?? defaultTimeoutMs;
+  }
+
+  async open(): Promise<void> {
+    this.#transports = this.#options.transports ?? this.#configuredTransports();
+    await this.#attempt();
+  }
+
+  find(name: string): Tool | undefined {
+    const prefix = `${this.#name}.`;
+    if (!name.startsWith(prefix)) return undefined;
+    const remoteName = name.slice(prefix.length);
+    const remote = this.#tools.get(remoteName);
+    if (remote !== undefined) return this.#tool(remoteName, remote);
+    // A server that is down (or has not answered yet) may well have the tool: a crew naming it still loads, and
+    // its calls say why they fail. A server that is up and listed has told us it has no such tool.
+    if (this.#client !== undefined && this.#listed) return undefined;
+    return this.#tool(remoteName, {
+      description: `Tool '${remoteName}' of ${this.#label}, which has not listed its tools yet.`,
+      inputSchema: { type: 'object' },
+    });
+  }
+
+  names(): readonly string[] {
+    return [...this.#tools.keys()].map((remoteName) => `${this.#name}.${remoteName}`);
+  }
+
+  server(reference: string): readonly Tool[] | undefined {
+    if (reference === this.#name) {
+      return [...this.#tools].map(([remoteName, remote]) => this.#tool(remoteName, remote));
+    }
+    if (!reference.startsWith(`${this.#name}#`)) return undefined;
+    const tool = this.find(`${this.#name}.${reference.slice(this.#name.length + 1)}`);
+    return tool === undefined ? [] : [tool];
+  }
+
+  status(): ToolSourceStatus {
+    if (this.#client !== undefined) return { label: this.#label, up: true };
+    return { label: this.#label, up: false, reason: this.#reason ?? 'not connected' };
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearTimeout(this.#retry);
+    this.#retry = undefined;
+    const clients = [this.#client, this.#pending].filter((client) => client !== undefined);
+    this.#client = undefined;
+    this.#pending = undefined;
+    this.#reason = 'closed';
+    await Promise.allSettled(clients.map((client) => client.close()));
+    await this.#connecting;
+  }
+
+  #configuredTransports(): readonly McpTransportOption[] {
+    const config = this.#config;
+    const env = this.#options.env;
+    if (config.kind === 'http') {
+      return httpTransports(new URL(config.url), expandVariables(config.headers, env, this.#label));
+    }
+    const serverEnv = expandVariables(config.env, env, this.#label);
+    const logger = this.#options.logger;
+    return stdioTransports({
+      command: config.command,
+      args: config.args,
+      // PATH only so the command resolves as it would in a shell; everything else must be named in the config.
+      env: { ...(env.PATH === undefined ? {} : { PATH: env.PATH }), ...serverEnv },
+      cwd: config.cwd,
+      onStderrLine:
+        logger === undefined
+          ? undefined
+          : (line) => logger.info({ mcpServer: this.#name, stderr: line }, 'MCP server output'),
+    });
+  }
+
+  /** One connection attempt that never rejects: a failure schedules the next one. */
+  #attempt(): Promise<void> {
+    this.#connecting ??= this.#connect().then(
+      () => {
+        this.#connecting = undefined;
+      },
+      (error: unknown) => {
+        this.#connecting = undefined;
+        if (this.#closed) return;
+        this.#reason = describe(error);
+        this.#options.logger?.warn(
+          { mcpServer: this.#name, reason: this.#reason },
+          'MCP server is not reachable',
+        );
+        this.#scheduleRetry();
+      },
+    );
+    return this.#connecting;
+  }
+
+  async #connect(): Promise<void> {
+    let firstError: unknown;
+    for (const option of this.#transports) {
+      if (this.#closed) return;
+      const client = new Client({ name: 'crewd', version: '1.0.0' }, { capabilities: {} });
+      const transport = option.create() as McpTransportWithExit;
+      this.#pending = client;
+      try {
+        const requestOptions = { timeout: this.#options.connectTimeoutMs ?? 30_000 };
+        await client.connect(transport, requestOptions);
+        this.#tools = await listTools(client, requestOptions);
+        this.#listed = true;
+      } catch (error) {
+        firstError ??= transport.exitReason === undefined ? error : new Error(transport.exitReason);
+        await client.close().catch(() => undefined);
+        continue;
+      } finally {
+        this.#pending = undefined;
+      }
+      if (this.#closed) {
+        await client.close().catch(() => undefined);
+        return;
+      }
+      this.#attach(client, transport);
+      this.#options.logger?.info({ mcpServer: this.#name, transport: option.kind }, 'MCP server connected');
+      return;
+    }
+    throw firstError instanceof Error
+      ? firstError
+      : new Error(describe(firstError ?? 'no way to reach it is configured'));
+  }
+
+  #attach(client: Client, transport: McpTransportWithExit): void {
+    this.#client = client;
+    this.#reason = undefined;
+    client.onclose = () => {
+      if (this.#client === client) this.#lost(transport.exitReason ?? 'the server closed the connection');
+    };
+    client.onerror = (error) =>
+      this.#options.logger?.debug({ mcpServer: this.#name, err: error }, 'MCP transport error');
+    client.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
+      try {
+        const tools = await listTools(client, { timeout: this.#options.connectTimeoutMs ?? 30_000 });
+        if (this.#client === client) this.#tools = tools;
+      } catch (error) {
+        this.#options.logger?.warn(
+          { mcpServer: this.#name, reason: describe(error) },
+          'MCP tool listing failed',
+        );
+      }
+    });
+  }
+
+  /** The connection is gone: calls fail with `reason` until a reconnection succeeds. */
+  #lost(reason: string): void {
+    const client = this.#client;
+    this.#client = undefined;
+    this.#reason = reason;
+    this.#options.logger?.warn({ mcpServer: this.#name, reason }, 'MCP server connection lost');
+    client?.close().catch(() => undefined);
+    this.#scheduleRetry();
+  }
+
+  #scheduleRetry(): void {
+    if (this.#closed || this.#retry !== undefined || this.#connecting !== undefined) return;
+    const delay = retryDelayMs(this.#failures, this.#options.backoff ?? defaultBackoff);
+    this.#failures += 1;
+    this.#retry = setTimeout(() => {
+      this.#retry = undefined;
+      void this.#attempt();
+    }, delay);
+    // A server that stays down must not keep crewd alive on shutdown.
+    this.#retry.unref();
+  }
+
+  #tool(remoteName: string, remote: RemoteTool): Tool {
+    return {
+      name: `${this.#name}.${remoteName}`,
+      description: remote.description ?? `Tool '${remoteName}' of ${this.#label}.`,
+      inputSchema: remote.inputSchema,
+      timeoutMs: this.#timeoutMs,
+      run: (input, context) => this.#call(remoteName, input, context),
+    };
+  }
+
+  async #call(remoteName: string, input: unknown, context: ToolContext): Promise<string> {
+    const client = this.#client;
+    if (client === undefined)
+      throw new Error(`${this.#label} is not reachable: ${this.#reason ?? 'not connected'}`);
+    let result: McpToolResult;
+    try {
+      result = await client.callTool(
+        { name: remoteName, arguments: isRecord(input) ? input : {} },
+        undefined,
+        { signal: context.abortSignal, timeout: this.#timeoutMs, maxTotalTimeout: this.#timeoutMs },
+      );
+    } catch (error) {
+      context.abortSignal.throwIfAborted();
+      throw this.#callError(client, error);
+    }
+    this.#failures = 0;
+    return toolResultText(result);
+  }
+
+  #callError(client: Client, error: unknown): Error {
+    if (error instanceof McpError && error.code === (ErrorCode.RequestTimeout as number)) {
+      return new Error(`${this.#label} did not answer within ${seconds(this.#timeoutMs)}`);
+    }
+    if (
+      this.#client !== client ||
+      (error instanceof McpError && error.code === (ErrorCode.ConnectionClosed as number))
+    ) {
+      return new Error(`${this.#label} stopped during the call: ${this.#reason ?? 'the connection closed'}`);
+    }
+    // The server answered with a JSON-RPC error (no such tool, bad arguments): the connection is fine.
+    if (error instanceof McpError) return new Error(`${this.#label} refused the call: ${error.message}`);
+    // Anything else is the transport failing (an HTTP server gone): reconnect, which re-initializes the session.
+    const reason = describe(error);
+    this.#lost(reason);
+    return new Error(`${this.#label} is not reachable: ${reason}`);
+  }
+}
+
+async function listTools(
+  client: Client,
+  requestOptions: { readonly timeout: number },
+): Promise<Map<string, RemoteTool>> {
+  const tools = new Map<string, RemoteTool>();
+  let cursor: string | undefined;
+  for (let page = 0; page < maxListPages; page += 1) {
+    const listing = await client.listTools(cursor === undefined ? {} : { cursor }, requestOptions);
+    for (const tool of listing.tools) {
+      tools.set(tool.name, { description: tool.description, inputSchema: tool.inputSchema });
+    }
+    cursor = listing.nextCursor;
+    if (cursor === undefined) break;
+  }
+  return tools;
+}
+
+/** Why a connection failed, in words for operators and models: no headers, no response bodies, no stack. */
+function describe(error: unknown): string {
+  if (error instanceof McpError) {
+    if (error.code === (ErrorCode.RequestTimeout as number)) return 'the server did not answer in time';
+    if (error.code === (ErrorCode.ConnectionClosed as number)) return 'the server closed the connection';
+    return `the server answered with an error (${error.code})`;
+  }
+  const code = (error as { code?: unknown } | undefined)?.code;
+  // The SDK's HTTP errors carry the status as a number; their messages carry the response body, which stays out.
+  if (typeof code === 'number' && code >= 100 && code < 600) return `the server answered HTTP ${code}`;
+  const cause = error instanceof Error ? (error.cause as { code?: unknown } | undefined) : undefined;
+  const systemCode =
+    typeof cause?.code === 'string' ? cause.code : typeof code === 'string' ? code : undefined;
+  if (systemCode !== undefined) return `connection failed (${systemCode})`;
+  const message = error instanceof Error ? error.message : String(error);
+  return message.split('\n')[0]!.slice(0, 200);
+}
+
+/** A URL as an operator may see it: no credentials, no query string. */
+function displayName(name: string): string {
+  if (!/^https?:\/\//i.test(name)) return name;
+  try {
+    const url = new URL(name);
+    return `${url.origin}${url.pathname}`;
+  } catch {
+    return name;
+  }
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function seconds(ms: number): string {
+  return ms % 1000 === 0 ? `${ms / 1000} s` : `${ms} ms`;
+}

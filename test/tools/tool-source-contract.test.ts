@@ -1,0 +1,83 @@
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import type { Tool } from '../../src/engine/tool.ts';
+import { createMcpToolSource } from '../../src/tools/mcp/index.ts';
+import { staticToolSource } from '../../src/tools/tool-source.ts';
+import { createDemoServer } from '../fixtures/mcp/demo-server.mjs';
+import { startStreamableHttpServer } from '../support/mcp-http-server.ts';
+import { runToolSourceContract } from './tool-source-contract.ts';
+
+const fixtures = join(dirname(fileURLToPath(import.meta.url)), '..', 'fixtures', 'mcp');
+const env = { PATH: process.env.PATH };
+
+const echo: Tool = {
+  name: 'Echo',
+  description: 'Returns the text it is given.',
+  inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+  run: (input) => Promise.resolve((input as { text: string }).text),
+};
+
+runToolSourceContract('staticToolSource', () =>
+  Promise.resolve({
+    source: staticToolSource('built-in tools', [echo]),
+    echoTool: 'Echo',
+    missingTool: 'Nope',
+  }),
+);
+
+runToolSourceContract('an MCP server over stdio', () =>
+  Promise.resolve({
+    source: createMcpToolSource(
+      'demo',
+      {
+        kind: 'stdio',
+        command: process.execPath,
+        args: [join(fixtures, 'stdio-server.mjs')],
+        env: {},
+      },
+      { env },
+    ),
+    echoTool: 'demo.echo',
+    missingTool: 'demo.nope',
+  }),
+);
+
+runToolSourceContract('an MCP server over Streamable HTTP', async () => {
+  const server = await startStreamableHttpServer();
+  return {
+    source: createMcpToolSource('remote', { kind: 'http', url: server.url, headers: {} }, { env }),
+    echoTool: 'remote.echo',
+    missingTool: 'remote.nope',
+    cleanup: () => server.close(),
+  };
+});
+
+runToolSourceContract('an MCP server over a substituted transport', () => {
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  const server = createDemoServer();
+  let connected = false;
+  return Promise.resolve({
+    source: createMcpToolSource(
+      'memory',
+      { kind: 'http', url: 'http://127.0.0.1:9/unused', headers: {} },
+      {
+        env,
+        transports: [
+          {
+            kind: 'in-memory',
+            create: () => {
+              // One linked pair: the first connection attempt uses it.
+              if (!connected) void server.connect(serverSide);
+              connected = true;
+              return clientSide;
+            },
+          },
+        ],
+      },
+    ),
+    echoTool: 'memory.echo',
+    missingTool: 'memory.nope',
+    cleanup: () => server.close(),
+  });
+});
