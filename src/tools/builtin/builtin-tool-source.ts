@@ -4,11 +4,17 @@ import { staticToolSource } from '../tool-source.ts';
 import type { ToolSource } from '../tool-source.ts';
 import type { BuiltinToolOptions } from './builtin-tool-options.ts';
 import type { BuiltinToolFactory } from './define-builtin-tool.ts';
+import { directoryReadTool } from './directory-read-tool.ts';
+import { fileReadTool } from './file-read-tool.ts';
+import { fileWriterTool } from './file-writer-tool.ts';
 import { scrapeWebsiteTool } from './scrape-website-tool.ts';
 import { serperDevTool } from './serper-dev-tool.ts';
 
 const factories: ReadonlyMap<string, BuiltinToolFactory> = new Map(
-  [serperDevTool, scrapeWebsiteTool].map((factory) => [factory.name, factory]),
+  [serperDevTool, scrapeWebsiteTool, fileReadTool, fileWriterTool, directoryReadTool].map((factory) => [
+    factory.name,
+    factory,
+  ]),
 );
 
 /** The names crews use for the built-in tools: crewAI's class names. */
