@@ -44,8 +44,11 @@ export function defineBuiltinTool<Args extends Shape, Settings extends Shape>(
       const argPresets: Record<string, unknown> = {};
       const settingPresets: Record<string, unknown> = {};
       for (const [key, value] of Object.entries(presets)) {
-        const target =
-          key in spec.args.shape ? argPresets : key in spec.settings.shape ? settingPresets : undefined;
+        const target = Object.hasOwn(spec.args.shape, key)
+          ? argPresets
+          : Object.hasOwn(spec.settings.shape, key)
+            ? settingPresets
+            : undefined;
         if (target === undefined) {
           const known = [...Object.keys(spec.args.shape), ...Object.keys(spec.settings.shape)];
           throw new CrewdError(

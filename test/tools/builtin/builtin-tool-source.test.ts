@@ -85,6 +85,9 @@ describe('createBuiltinTool with presets', () => {
     expect(() => createBuiltinTool('FileReadTool', options, { path: 'x' })).toThrow(
       "FileReadTool has no argument 'path'; it takes 'file_path', 'start_line', 'line_count'",
     );
+    expect(() => createBuiltinTool('FileReadTool', options, { constructor: 'x' })).toThrow(
+      "FileReadTool has no argument 'constructor'",
+    );
     expect(() => createBuiltinTool('FileReadTool', options, { start_line: 0 })).toThrow(
       /FileReadTool: 'start_line'/,
     );
