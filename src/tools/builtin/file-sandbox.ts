@@ -156,12 +156,8 @@ export async function prepareWritable(
   for (const part of parts) {
     if (part === '.') continue;
     const next = join(current, part);
-    const stats = await lstat(next).catch(() => undefined);
-    if (stats === undefined) {
-      await mkdir(next);
-      current = next;
-      continue;
-    }
+    // Made when missing (a parallel call may make it first), then checked like any directory already there.
+    if ((await lstat(next).catch(() => undefined)) === undefined) await mkdir(next, { recursive: true });
     const real = await realpath(next).catch(() => undefined);
     if (real === undefined || !isInside(real, realWorkspace)) {
       throw new ToolFailure(`Invalid directory: '${part}' is a symbolic link that leads outside ${within}.`);

@@ -59,6 +59,21 @@ describe('FileWriterTool and FileReadTool', () => {
     );
   });
 
+  it('makes the directories a write needs, also for calls made side by side', async () => {
+    const results = await Promise.all(
+      ['a', 'b', 'c'].map((name) => write({ filename: `${name}.txt`, directory: 'out/deep', content: name })),
+    );
+
+    expect(results).toEqual([
+      'Content successfully written to out/deep/a.txt',
+      'Content successfully written to out/deep/b.txt',
+      'Content successfully written to out/deep/c.txt',
+    ]);
+    await expect(write({ filename: 'x.txt', directory: 'out/deep/a.txt', content: 'x' })).rejects.toThrow(
+      'a file already exists where a directory is needed',
+    );
+  });
+
   it('reads the workspace first, then the crew directory', async () => {
     expect(await read({ file_path: 'data/notes.txt' })).toBe('line one\nline two\nline three\nline four\n');
 
