@@ -1,0 +1,86 @@
+import { readdir, realpath, stat } from 'node:fs/promises';
+import type { Dirent } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import { z } from 'zod';
+import { defineBuiltinTool } from './define-builtin-tool.ts';
+import { findAllReadable, isEnvFileName, isInside, readRoots, readableWithin } from './file-sandbox.ts';
+import type { FoundPath } from './file-sandbox.ts';
+import { ToolFailure } from './tool-failure.ts';
+
+/** A listing stops here: a crew directory with dependencies installed can hold hundreds of thousands of files. */
+const maxListedFiles = 2_000;
+
+const where =
+  "Relative paths are looked up in this execution's workspace and in the crew directory, and the files of both are " +
+  "listed; '.' lists everything. Absolute paths and paths that lead outside them are rejected.";
+
+/** crewAI's DirectoryReadTool: every file under a directory, recursively, as paths FileReadTool accepts. */
+export const directoryReadTool = defineBuiltinTool({
+  name: 'DirectoryReadTool',
+  args: z.object({ directory: z.string().describe('Mandatory directory to list content') }),
+  settings: z.object({}),
+  describe(presets) {
+    const fixed = typeof presets['directory'] === 'string' ? presets['directory'] : undefined;
+    if (fixed !== undefined) return `A tool that can be used to list ${fixed}'s content. ${where}`;
+    return `A tool that can be used to recursively list a directory's content. ${where}`;
+  },
+  async run(args, _settings, context, options) {
+    const matches = await findAllReadable(
+      args.directory,
+      readRoots(options, context.executionId),
+      'directory',
+    );
+    const found = await directoriesOf(matches);
+    if (found.length === 0 && matches.length > 0) {
+      throw new ToolFailure(`${args.directory} is a file, not a directory; use FileReadTool to read it.`);
+    }
+    if (found.length === 0) {
+      throw new ToolFailure(`Directory not found: ${args.directory} (looked in ${readableWithin})`);
+    }
+    const files = new Set<string>();
+    let complete = true;
+    for (const directory of found) {
+      complete = (await listFiles(directory, files, context.abortSignal)) && complete;
+      if (!complete) break;
+    }
+    if (files.size === 0) return `File paths: (none; ${args.directory} holds no files)`;
+    const lines = [...files].sort().map((file) => `- ${file}`);
+    const more = complete ? '' : `\n(listing stopped after ${maxListedFiles} files)`;
+    return `File paths: \n${lines.join('\n')}${more}`;
+  },
+});
+
+/** Adds the files under `found` as paths relative to its root; false when the listing hit its cap. */
+async function listFiles(found: FoundPath, files: Set<string>, signal: AbortSignal): Promise<boolean> {
+  const pending = [found.realPath];
+  for (let directory = pending.pop(); directory !== undefined; directory = pending.pop()) {
+    signal.throwIfAborted();
+    const entries = await readdir(directory, { withFileTypes: true }).catch(() => []);
+    for (const entry of entries) {
+      const path = join(directory, entry.name);
+      if (entry.isDirectory()) pending.push(path);
+      else if (!(await isListable(entry, path, found))) continue;
+      else if (files.size >= maxListedFiles) return false;
+      else files.add(relative(found.realRoot, path).split(sep).join('/'));
+    }
+  }
+  return true;
+}
+
+/**
+ * Files, and links to files that stay inside the root: links out would only be refused when read, and linked
+ * directories are not walked, since they may lead out or loop.
+ */
+async function isListable(entry: Dirent, path: string, found: FoundPath): Promise<boolean> {
+  if (found.root.hidesEnvFiles && isEnvFileName(entry.name)) return false;
+  if (entry.isFile()) return true;
+  if (!entry.isSymbolicLink()) return false;
+  const real = await realpath(path).catch(() => undefined);
+  if (real === undefined || !isInside(real, found.realRoot)) return false;
+  return (await stat(real)).isFile();
+}
+
+async function directoriesOf(matches: readonly FoundPath[]): Promise<FoundPath[]> {
+  const checks = await Promise.all(matches.map(async (match) => (await stat(match.realPath)).isDirectory()));
+  return matches.filter((_match, index) => checks[index] === true);
+}
