@@ -16,6 +16,7 @@ import { createTokenService, type TokenService } from './service/token-service.t
 import { openStore } from './open-store.ts';
 import type { ExecutionChange } from './store/store.ts';
 import { openCrewTools } from './tools/open-crew-tools.ts';
+import { workspaceRoot } from './workspace/execution-workspace.ts';
 import { createDeliveryWorker } from './webhooks/delivery-worker.ts';
 import { parseRetrySchedule } from './webhooks/retry-schedule.ts';
 
@@ -39,7 +40,12 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
   const clock = (): Date => new Date();
   const crew = await loadCrew(config.crewDir, { warn: (message) => logger.warn(message) });
   const models = createModelResolver({ env: options.env, baseDir: config.crewDir });
-  const tools = await openCrewTools(crew, { crewDir: config.crewDir, env: options.env });
+  const tools = await openCrewTools(crew, {
+    crewDir: config.crewDir,
+    env: options.env,
+    workspaceRoot: workspaceRoot(config.database),
+    logger,
+  });
   try {
     checkCrew(crew, { models, tools, defaultModel: config.defaultModel });
   } catch (error) {

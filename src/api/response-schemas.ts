@@ -93,5 +93,7 @@ export const healthSchema = z.object({ status: z.string() });
 export const readinessSchema = healthSchema.extend({
   tools: z
     .array(z.object({ source: z.string(), up: z.boolean(), reason: z.string().optional() }))
-    .describe('Each tool source (built-in tools, the tools/ directory, every MCP server) and whether it is up'),
+    .describe(
+      'Each tool source (built-in tools, the tools/ directory, every MCP server) and whether it is up',
+    ),
 });

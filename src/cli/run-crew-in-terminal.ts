@@ -9,7 +9,9 @@ import { checkCrew } from '../engine/check-crew.ts';
 import type { ToolRegistry } from '../engine/tool.ts';
 import type { ModelResolver } from '../llm/chat-model.ts';
 import { createModelResolver } from '../llm/resolve-model.ts';
+import { defaultDatabasePath } from '../config.ts';
 import { openCrewTools } from '../tools/open-crew-tools.ts';
+import { workspaceRoot } from '../workspace/execution-workspace.ts';
 import type { CliContext } from './cli-context.ts';
 import { scriptedLineSource, terminalLineSource } from './line-source.ts';
 import type { LineSource } from './line-source.ts';
@@ -45,7 +47,11 @@ export async function runCrewInTerminal(
   const models = createModelResolver({ env, baseDir: crewDir, recordFile: options.record });
   // Resolving checks the model's name and credentials now rather than after the first task has started.
   if (options.model !== undefined) models(options.model);
-  const tools = await openCrewTools(crew, { crewDir, env });
+  const tools = await openCrewTools(crew, {
+    crewDir,
+    env,
+    workspaceRoot: workspaceRoot(defaultDatabasePath),
+  });
   try {
     // Every agent's model and tools, before the first model call rather than mid-crew.
     checkCrew(crew, { models, tools, defaultModel: env.MODEL === '' ? undefined : env.MODEL });

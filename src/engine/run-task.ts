@@ -115,7 +115,8 @@ async function attemptTask(
         if (cached !== undefined) return cached;
         const result = await tools.run(toolCall, toolSignal);
         // Failures are not kept: the same call may well work next time.
-        if (agent.cache !== false && !result.startsWith('Error:')) run.toolCache.set(name, toolCall.input, result);
+        if (agent.cache !== false && !result.startsWith('Error:'))
+          run.toolCache.set(name, toolCall.input, result);
         return result;
       },
     },

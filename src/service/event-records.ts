@@ -41,7 +41,11 @@ export const eventRecord = {
         model: event.model,
         text: event.answer.text,
         tool_calls: event.answer.toolCalls.map(({ id, name, input }) => ({ id, name, input })),
-        usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: totalTokens },
+        usage: {
+          prompt_tokens: promptTokens,
+          completion_tokens: completionTokens,
+          total_tokens: totalTokens,
+        },
       },
     };
   },

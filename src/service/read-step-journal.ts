@@ -15,7 +15,7 @@ export async function readStepJournal(
 ): Promise<StepJournal | undefined> {
   if (execution.state !== 'RUNNING' || execution.currentTask === null) return undefined;
   let journal: { taskId: string; attempt: number; entries: JournalEntry[] } | undefined;
-  for (let after = 0; ; ) {
+  for (let after = 0; ;) {
     const page = await store.listEvents(execution.id, after, pageSize);
     for (const event of page) journal = follow(journal, event);
     if (page.length < pageSize) break;

@@ -1,7 +1,8 @@
+import type { Logger } from 'pino';
 import type { CrewDefinition } from '../domain/crew.ts';
-import { CrewdError } from '../domain/errors.ts';
-import { builtinToolSource } from './builtin-tools.ts';
+import { builtinToolSource } from './builtin/index.ts';
 import { crewToolSources } from './crew-tool-sources.ts';
+import { createMcpToolSource } from './mcp/index.ts';
 import { openToolRegistry } from './tool-registry.ts';
 import type { OpenToolRegistry } from './tool-registry.ts';
 
@@ -9,6 +10,9 @@ export interface OpenCrewToolsOptions {
   readonly crewDir: string;
   /** crewd's environment: `${VAR}` in MCP server settings and the built-in tools' keys come from it. */
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** Where executions keep their files; file tools write in `<workspaceRoot>/<execution id>/`. */
+  readonly workspaceRoot: string;
+  readonly logger?: Logger;
 }
 
 /** Opens every tool source of a crew (for `serve` and `run` alike); close the registry on shutdown. */
@@ -16,13 +20,17 @@ export function openCrewTools(
   crew: CrewDefinition,
   options: OpenCrewToolsOptions,
 ): Promise<OpenToolRegistry> {
+  const { crewDir, env, logger } = options;
   return openToolRegistry(
     crewToolSources(crew, {
-      crewDir: options.crewDir,
-      builtins: builtinToolSource(),
-      mcpServer: (name) => {
-        throw new CrewdError('CONFIG_INVALID', `MCP server '${name}': MCP servers are not supported yet`);
-      },
+      crewDir,
+      builtins: builtinToolSource({
+        env,
+        crewDir,
+        workspaceRoot: options.workspaceRoot,
+        allowPrivateTargets: env.CREWD_TOOLS_ALLOW_PRIVATE === '1',
+      }),
+      mcpServer: (name, config) => createMcpToolSource(name, config, { env, logger }),
     }),
   );
 }

@@ -27,7 +27,10 @@ describe('health', () => {
 
   it('is live and ready while the store answers', async () => {
     expect(await (await api.request('/health/live', { token: null })).json()).toEqual({ status: 'ok' });
-    expect(await (await api.request('/health/ready', { token: null })).json()).toEqual({ status: 'ok', tools: [] });
+    expect(await (await api.request('/health/ready', { token: null })).json()).toEqual({
+      status: 'ok',
+      tools: [],
+    });
   });
 
   it('is not ready (503) when the store check fails or hangs, and stays live', async () => {

@@ -135,7 +135,8 @@ describe('tool calls', () => {
     await expect(failure).rejects.toThrow(CrewdError);
     await expect(failure).rejects.toMatchObject({
       code: 'TASK_FAILED',
-      message: "Task 'find' failed: Agent 'researcher' uses tool 'search', which no tool source provides: add tools/search.ts (or .js) to the crew directory, use a built-in tool, or declare an MCP server in crew.yaml's mcp_servers and name its tool as <server>.<tool>",
+      message:
+        "Task 'find' failed: Agent 'researcher' uses tool 'search', which no tool source provides: add tools/search.ts (or .js) to the crew directory, use a built-in tool, or declare an MCP server in crew.yaml's mcp_servers and name its tool as <server>.<tool>",
     });
     expect(chatRequests(harness.fake)).toHaveLength(0);
   });
@@ -145,7 +146,8 @@ describe('max_iter', () => {
   it('stops offering tools after max_iter calls and asks once more for the final answer', async () => {
     const add = calculator();
     const definition = crew(
-      [agent('mathematician', { tools: ['add'], maxIter: 3 })],
+      // The same call every time: with the cache on, the tool would run once.
+      [agent('mathematician', { tools: ['add'], maxIter: 3, cache: false })],
       [task('sum', 'mathematician')],
     );
     harness.fake.respondWith((request) =>
