@@ -1,3 +1,4 @@
+import { createReadStream } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { z } from 'zod';
 import { defaultFileMaxBytes } from './builtin-tool-options.ts';
@@ -39,20 +40,22 @@ export const fileReadTool = defineBuiltinTool({
     const maxBytes = options.fileMaxBytes ?? defaultFileMaxBytes;
     const startLine = args.start_line ?? 1;
     const lineCount = args.line_count ?? undefined;
-    const text = await readText(found.realPath, found.display, maxBytes, context.abortSignal);
     if (startLine === 1 && lineCount === undefined) {
+      const text = await readText(found.realPath, found.display, maxBytes, context.abortSignal);
       return text.truncated ? `${text.text}\n\n${truncationNote(found.display, maxBytes)}` : text.text;
     }
-    const lines = text.text.split(/(?<=\n)/);
-    if (startLine > lines.length) {
-      if (text.truncated)
-        throw new ToolFailure(
-          `Start line ${startLine} is beyond the first ${maxBytes} bytes of ${found.display}, which is as far as this tool reads.`,
-        );
+    const window = await readLines(
+      found.realPath,
+      found.display,
+      startLine,
+      lineCount,
+      maxBytes,
+      context.abortSignal,
+    );
+    if (window === undefined)
       throw new ToolFailure(`Start line ${startLine} exceeds the number of lines in the file.`);
-    }
-    const end = lineCount === undefined ? undefined : startLine - 1 + lineCount;
-    return lines.slice(startLine - 1, end).join('');
+    if (!window.truncated) return window.text;
+    return `${window.text}\n\n[The lines read were cut after ${maxBytes} bytes; use 'start_line' and 'line_count' to read the rest.]`;
   },
 });
 
@@ -90,5 +93,83 @@ async function readText(
     }
   } finally {
     await handle.close();
+  }
+}
+
+/**
+ * Lines `startLine` to `startLine + lineCount - 1` (to the end when no count), read as a stream so a window far
+ * into a large file costs no memory for what comes before it; the window itself is cut at `maxBytes`.
+ * Undefined when the file has fewer lines than `startLine`.
+ */
+async function readLines(
+  path: string,
+  display: string,
+  startLine: number,
+  lineCount: number | undefined,
+  maxBytes: number,
+  signal: AbortSignal,
+): Promise<{ text: string; truncated: boolean } | undefined> {
+  const decoder = new TextDecoder('utf-8', { fatal: true });
+  const taken: string[] = [];
+  let takenBytes = 0;
+  /** Adds a line to the window: `more` to go on, `done` at the line count, `cut` at the size cap. */
+  const take = (text: string): 'more' | 'done' | 'cut' => {
+    const bytes = Buffer.byteLength(text);
+    if (takenBytes + bytes > maxBytes) {
+      // Cut at the byte cap; a character split in two is dropped rather than shown broken.
+      taken.push(
+        Buffer.from(text)
+          .subarray(0, maxBytes - takenBytes)
+          .toString('utf8')
+          .replace(/\uFFFD$/, ''),
+      );
+      return 'cut';
+    }
+    taken.push(text);
+    takenBytes += bytes;
+    return lineCount !== undefined && taken.length >= lineCount ? 'done' : 'more';
+  };
+  let line = 1;
+  let pending = '';
+  // Whether the line being read has any character yet: a last line without a newline still counts.
+  let partial = false;
+  const stream = createReadStream(path, { signal });
+  try {
+    for await (const chunk of stream as AsyncIterable<Buffer>) {
+      pending += decodeChunk(decoder, chunk, display);
+      for (let newline = pending.indexOf('\n'); newline !== -1; newline = pending.indexOf('\n')) {
+        const text = pending.slice(0, newline + 1);
+        pending = pending.slice(newline + 1);
+        partial = false;
+        if (line >= startLine) {
+          const outcome = take(text);
+          if (outcome !== 'more') return { text: taken.join(''), truncated: outcome === 'cut' };
+        }
+        line += 1;
+      }
+      partial ||= pending !== '';
+      // The rest of a line before the window is never shown: keep nothing of it.
+      if (line < startLine) pending = '';
+    }
+    pending += decodeChunk(decoder, undefined, display);
+    partial ||= pending !== '';
+    const lines = partial ? line : line - 1;
+    if (lines < startLine) return undefined;
+    const outcome = partial ? take(pending) : 'more';
+    return { text: taken.join(''), truncated: outcome === 'cut' };
+  } finally {
+    stream.destroy();
+  }
+}
+
+function decodeChunk(
+  decoder: InstanceType<typeof TextDecoder>,
+  chunk: Buffer | undefined,
+  display: string,
+): string {
+  try {
+    return chunk === undefined ? decoder.decode() : decoder.decode(chunk, { stream: true });
+  } catch {
+    throw new ToolFailure(`Failed to decode file ${display} as utf-8: it is not a text file.`);
   }
 }

@@ -92,6 +92,23 @@ describe('FileWriterTool and FileReadTool', () => {
     );
   });
 
+  it('reads a window far into a file larger than the size cap, and counts a last line without a newline', async () => {
+    const lines = Array.from({ length: 400 }, (_, index) => `row ${index + 1}`);
+    await writeFile(join(options.crewDir, 'rows.txt'), lines.join('\n'));
+    const tool = createBuiltinTool('FileReadTool', { ...options, fileMaxBytes: 100 });
+
+    expect(await tool.run({ file_path: 'rows.txt', start_line: 398, line_count: 2 }, context())).toBe(
+      'row 398\nrow 399\n',
+    );
+    expect(await tool.run({ file_path: 'rows.txt', start_line: 400 }, context())).toBe('row 400');
+    await expect(tool.run({ file_path: 'rows.txt', start_line: 401 }, context())).rejects.toThrow(
+      'Start line 401 exceeds the number of lines in the file.',
+    );
+    expect(await tool.run({ file_path: 'rows.txt', start_line: 10 }, context())).toBe(
+      `${lines.slice(9, 23).join('\n')}\nro\n\n[The lines read were cut after 100 bytes; use 'start_line' and 'line_count' to read the rest.]`,
+    );
+  });
+
   it('says which file is missing and where it looked', async () => {
     await expect(read({ file_path: 'data/none.txt' })).rejects.toThrow(
       "File not found at path: data/none.txt (looked in the execution's workspace or the crew directory)",
