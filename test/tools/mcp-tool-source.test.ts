@@ -181,6 +181,16 @@ describe('an MCP server over stdio', () => {
     );
   });
 
+  it('says a server that exits at start-up exited, with its code', async () => {
+    const source = await openSource('quits', stdioConfig({ args: ['-e', 'process.exit(7)'] }));
+
+    expect(source.status()).toEqual({
+      label: "MCP server 'quits'",
+      up: false,
+      reason: 'the server exited with code 7',
+    });
+  });
+
   it('opens a server whose command cannot start, and its tools fail with why', async () => {
     const source = await openSource('notes', stdioConfig({ command: 'crewd-no-such-mcp-server', args: [] }));
 

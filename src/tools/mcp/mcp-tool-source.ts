@@ -183,8 +183,9 @@ class McpServerToolSource implements McpToolSource {
         this.#tools = await listTools(client, requestOptions);
         this.#listed = true;
       } catch (error) {
-        firstError ??= transport.exitReason === undefined ? error : new Error(transport.exitReason);
+        // Closing waits for a stdio child to end, so its exit code is known before the failure is described.
         await client.close().catch(() => undefined);
+        firstError ??= transport.exitReason === undefined ? error : new Error(transport.exitReason);
         continue;
       } finally {
         this.#pending = undefined;
