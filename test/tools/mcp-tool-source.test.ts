@@ -32,6 +32,7 @@ function context(abortSignal = new AbortController().signal): ToolContext {
   return { toolCallId: 'call-1', executionId: 'exec-1', taskId: 'task', agent: 'agent', abortSignal };
 }
 
+const env = { PATH: process.env.PATH };
 const sources: ToolSource[] = [];
 const servers: McpHttpServer[] = [];
 
@@ -116,7 +117,7 @@ describe('an MCP server over stdio', () => {
 
   it('refuses to open when a ${VAR} the config names is not set, naming the variable', async () => {
     const source = createMcpToolSource('demo', stdioConfig({ env: { KEY: '${NOT_SET_ANYWHERE}' } }), {
-      env: { PATH: process.env.PATH, OTHER: 'secret-value' },
+      env: { ...env, OTHER: 'secret-value' },
     });
     sources.push(source);
 
@@ -247,6 +248,19 @@ describe('an MCP server over HTTP', () => {
     expect(source.server('https://elsewhere.example/mcp')).toBeUndefined();
     await expect(source.server(`${server.url}#echo`)![0]!.run({ text: 'by url' }, context())).resolves.toBe(
       'by url',
+    );
+  });
+
+  it('refuses to open a server whose URL is not an http(s) URL', async () => {
+    const source = createMcpToolSource(
+      'remote',
+      { kind: 'http', url: 'ftp://example.test/mcp', headers: {} },
+      { env },
+    );
+    sources.push(source);
+
+    await expect(source.open()).rejects.toThrow(
+      "MCP server 'remote': 'ftp://example.test/mcp' is not an http(s) URL",
     );
   });
 
