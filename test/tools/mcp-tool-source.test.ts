@@ -1,6 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { McpServerConfig } from '../../src/domain/crew.ts';
 import type { ToolContext } from '../../src/engine/tool.ts';
@@ -113,6 +114,15 @@ describe('an MCP server over stdio', () => {
     expect(env).not.toHaveProperty('CREWD_WEBHOOK_SECRET');
     expect(env).not.toHaveProperty('HOME');
     expect(realpathSync(cwd)).toBe(realpathSync(fixtures));
+  });
+
+  it("logs the server's stderr lines with its name instead of mixing them into crewd's output", async () => {
+    const lines: Array<{ mcpServer?: string; stderr?: string }> = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
+    await openSource('demo', stdioConfig(), { logger });
+
+    await until(() => lines.some((line) => line.stderr === 'demo server starting'));
+    expect(lines.find((line) => line.stderr === 'demo server starting')?.mcpServer).toBe('demo');
   });
 
   it('refuses to open when a ${VAR} the config names is not set, naming the variable', async () => {
