@@ -1,6 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { McpServerConfig } from '../../src/domain/crew.ts';
 import type { ToolContext } from '../../src/engine/tool.ts';
@@ -32,6 +33,7 @@ function context(abortSignal = new AbortController().signal): ToolContext {
   return { toolCallId: 'call-1', executionId: 'exec-1', taskId: 'task', agent: 'agent', abortSignal };
 }
 
+const env = { PATH: process.env.PATH };
 const sources: ToolSource[] = [];
 const servers: McpHttpServer[] = [];
 
@@ -114,9 +116,18 @@ describe('an MCP server over stdio', () => {
     expect(realpathSync(cwd)).toBe(realpathSync(fixtures));
   });
 
+  it("logs the server's stderr lines with its name instead of mixing them into crewd's output", async () => {
+    const lines: Array<{ mcpServer?: string; stderr?: string }> = [];
+    const logger = pino({ level: 'info' }, { write: (line: string) => lines.push(JSON.parse(line)) });
+    await openSource('demo', stdioConfig(), { logger });
+
+    await until(() => lines.some((line) => line.stderr === 'demo server starting'));
+    expect(lines.find((line) => line.stderr === 'demo server starting')?.mcpServer).toBe('demo');
+  });
+
   it('refuses to open when a ${VAR} the config names is not set, naming the variable', async () => {
     const source = createMcpToolSource('demo', stdioConfig({ env: { KEY: '${NOT_SET_ANYWHERE}' } }), {
-      env: { PATH: process.env.PATH, OTHER: 'secret-value' },
+      env: { ...env, OTHER: 'secret-value' },
     });
     sources.push(source);
 
@@ -181,6 +192,16 @@ describe('an MCP server over stdio', () => {
     );
   });
 
+  it('says a server that exits at start-up exited, with its code', async () => {
+    const source = await openSource('quits', stdioConfig({ args: ['-e', 'process.exit(7)'] }));
+
+    expect(source.status()).toEqual({
+      label: "MCP server 'quits'",
+      up: false,
+      reason: 'the server exited with code 7',
+    });
+  });
+
   it('opens a server whose command cannot start, and its tools fail with why', async () => {
     const source = await openSource('notes', stdioConfig({ command: 'crewd-no-such-mcp-server', args: [] }));
 
@@ -237,6 +258,19 @@ describe('an MCP server over HTTP', () => {
     expect(source.server('https://elsewhere.example/mcp')).toBeUndefined();
     await expect(source.server(`${server.url}#echo`)![0]!.run({ text: 'by url' }, context())).resolves.toBe(
       'by url',
+    );
+  });
+
+  it('refuses to open a server whose URL is not an http(s) URL', async () => {
+    const source = createMcpToolSource(
+      'remote',
+      { kind: 'http', url: 'ftp://example.test/mcp', headers: {} },
+      { env },
+    );
+    sources.push(source);
+
+    await expect(source.open()).rejects.toThrow(
+      "MCP server 'remote': 'ftp://example.test/mcp' is not an http(s) URL",
     );
   });
 

@@ -2,6 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ErrorCode, McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import type { JsonSchema, McpServerConfig } from '../../domain/crew.ts';
+import { CrewdError } from '../../domain/errors.ts';
 import type { Tool, ToolContext } from '../../engine/tool.ts';
 import type { ToolSource, ToolSourceStatus } from '../tool-source.ts';
 import { expandVariables } from './expand-variables.ts';
@@ -94,7 +95,7 @@ class McpServerToolSource implements McpToolSource {
     // its calls say why they fail. A server that is up and listed has told us it has no such tool.
     if (this.#client !== undefined && this.#listed) return undefined;
     return this.#tool(remoteName, {
-      description: `Tool '${remoteName}' of ${this.#label}, which has not listed its tools yet.`,
+      description: `Tool '${remoteName}' of ${this.#label}, which cannot be reached now.`,
       inputSchema: { type: 'object' },
     });
   }
@@ -133,7 +134,10 @@ class McpServerToolSource implements McpToolSource {
     const config = this.#config;
     const env = this.#options.env;
     if (config.kind === 'http') {
-      return httpTransports(new URL(config.url), expandVariables(config.headers, env, this.#label));
+      return httpTransports(
+        parseUrl(config.url, this.#label),
+        expandVariables(config.headers, env, this.#label),
+      );
     }
     const serverEnv = expandVariables(config.env, env, this.#label);
     const logger = this.#options.logger;
@@ -183,8 +187,9 @@ class McpServerToolSource implements McpToolSource {
         this.#tools = await listTools(client, requestOptions);
         this.#listed = true;
       } catch (error) {
-        firstError ??= transport.exitReason === undefined ? error : new Error(transport.exitReason);
+        // Closing waits for a stdio child to end, so its exit code is known before the failure is described.
         await client.close().catch(() => undefined);
+        firstError ??= transport.exitReason === undefined ? error : new Error(transport.exitReason);
         continue;
       } finally {
         this.#pending = undefined;
@@ -326,6 +331,14 @@ function describe(error: unknown): string {
   if (systemCode !== undefined) return `connection failed (${systemCode})`;
   const message = error instanceof Error ? error.message : String(error);
   return message.split('\n')[0]!.slice(0, 200);
+}
+
+function parseUrl(url: string, owner: string): URL {
+  const parsed = URL.canParse(url) ? new URL(url) : undefined;
+  if (parsed === undefined || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
+    throw new CrewdError('CONFIG_INVALID', `${owner}: '${displayName(url)}' is not an http(s) URL`);
+  }
+  return parsed;
 }
 
 /** A URL as an operator may see it: no credentials, no query string. */

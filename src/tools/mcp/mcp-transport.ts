@@ -13,6 +13,6 @@ export interface McpTransportOption {
 
 /** Why a transport closed, when it knows better than "the connection closed" (a child's exit code). */
 export interface McpTransportWithExit extends Transport {
-  /** Set once the transport has closed: `the server exited with code 1`. */
+  /** Set once the server ended by itself (`the server exited with code 1`) or could not start; not when closed. */
   readonly exitReason?: string;
 }

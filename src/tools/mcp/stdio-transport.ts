@@ -63,11 +63,7 @@ export class StdioTransport implements McpTransportWithExit {
       this.#child = child;
       this.#exited = new Promise((exited) => {
         child.once('close', (code, signal) => {
-          this.#exitReason ??= this.#closing
-            ? 'the connection was closed'
-            : code !== null
-              ? `the server exited with code ${code}`
-              : `the server was stopped by ${signal ?? 'a signal'}`;
+          this.#exitReason ??= exitReason(code, signal, this.#closing);
           this.#child = undefined;
           exited();
           if (spawned) this.onclose?.();
@@ -139,6 +135,20 @@ export class StdioTransport implements McpTransportWithExit {
       this.onmessage?.(message);
     }
   }
+}
+
+/**
+ * Why the child ended, unless we ended it: a failing exit code counts even while closing, since a server that died
+ * can be closed by the client before its exit is seen.
+ */
+function exitReason(
+  code: number | null,
+  signal: NodeJS.Signals | null,
+  closing: boolean,
+): string | undefined {
+  if (code !== null && (code !== 0 || !closing)) return `the server exited with code ${code}`;
+  if (closing) return undefined;
+  return `the server was stopped by ${signal ?? 'a signal'}`;
 }
 
 function readLines(child: ChildProcess, onLine: (line: string) => void): void {
