@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { optionalText } from './schema-fields.ts';
+import { model, optionalText } from './schema-fields.ts';
 
 /** crew.yaml: optional settings for the whole crew. */
 export const crewConfigSchema = z.object({
@@ -7,8 +7,9 @@ export const crewConfigSchema = z.object({
   process: z
     .enum(['sequential', 'hierarchical'], { error: 'must be "sequential" or "hierarchical"' })
     .nullish(),
-  manager_llm: optionalText(),
-  llm: optionalText(),
+  manager_llm: model(),
+  llm: model(),
+  function_calling_llm: model(),
 });
 
 export type CrewConfig = z.infer<typeof crewConfigSchema>;
