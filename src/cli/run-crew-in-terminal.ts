@@ -4,6 +4,7 @@ import { loadCrew } from '../crew/load-crew.ts';
 import type { CrewDefinition, CrewInputs } from '../domain/crew.ts';
 import { CrewdError, MissingInputsError } from '../domain/errors.ts';
 import type { TokenUsage } from '../domain/usage.ts';
+import { checkCrew } from '../engine/check-crew.ts';
 import { createModelResolver } from '../llm/resolve-model.ts';
 import { builtinTools } from '../tools/builtin-tools.ts';
 import type { CliContext } from './cli-context.ts';
@@ -39,8 +40,10 @@ export async function runCrewInTerminal(
   checkRunInputs(loaded, inputs);
   const crew = options.model === undefined ? loaded : withModel(loaded, options.model);
   const models = createModelResolver({ env, baseDir: crewDir, recordFile: options.record });
-  // Resolving checks the model's name and credentials now rather than after the first task has started.
-  if (options.model !== undefined) models(options.model);
+  const tools = builtinTools();
+  const defaultModel = env.MODEL === '' ? undefined : env.MODEL;
+  // Every agent's model names and credentials are checked now rather than after the first task has started.
+  checkCrew(crew, { models, tools, defaultModel });
 
   let lines: LineSource | undefined;
   const lineSource = (): LineSource => {
@@ -63,8 +66,8 @@ export async function runCrewInTerminal(
       crew,
       inputs,
       models,
-      tools: builtinTools(),
-      defaultModel: env.MODEL === '' ? undefined : env.MODEL,
+      tools,
+      defaultModel,
       signal: controller.signal,
       onEvent: progress.onEvent,
       review: async (output) => {
