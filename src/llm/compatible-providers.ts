@@ -11,7 +11,6 @@ export interface CompatibleProvider {
   readonly baseUrlVariables: readonly string[];
   /** Whether the server takes a JSON schema in `response_format` (otherwise plain JSON mode). */
   readonly structuredOutputs: boolean;
-  readonly headers?: Readonly<Record<string, string>>;
 }
 
 /** crewAI's (and litellm's) defaults and variables for the providers reached through the OpenAI wire format. */

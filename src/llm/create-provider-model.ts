@@ -118,7 +118,6 @@ function compatibleModel(
     providerName: name,
     baseURL: trimSlashes(baseURL),
     apiKey,
-    ...(provider.headers === undefined ? {} : { headers: { ...provider.headers } }),
     structuredOutputs: provider.structuredOutputs,
   });
 }

@@ -11,7 +11,6 @@ export interface OpenAICompatibleModelOptions extends ProviderModelOptions {
   readonly baseURL: string;
   /** Absent for servers that take no key: no Authorization header is sent. */
   readonly apiKey?: string | undefined;
-  readonly headers?: Record<string, string>;
   /** Whether the server takes a JSON schema in `response_format`; otherwise it is asked for plain JSON. */
   readonly structuredOutputs: boolean;
 }
@@ -22,7 +21,6 @@ export function createOpenAICompatibleModel(options: OpenAICompatibleModelOption
     name: options.providerName,
     baseURL: options.baseURL,
     ...(options.apiKey === undefined ? {} : { apiKey: options.apiKey }),
-    ...(options.headers === undefined ? {} : { headers: options.headers }),
     ...(options.fetch === undefined ? {} : { fetch: options.fetch }),
     supportsStructuredOutputs: options.structuredOutputs,
   });

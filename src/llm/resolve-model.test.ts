@@ -118,6 +118,14 @@ describe('model resolver', () => {
     expect(unknown).toContain('give base_url');
   });
 
+  it('refuses a base_url that is not an absolute http(s) URL, naming the model', () => {
+    const resolve = createModelResolver({ env: {}, baseDir: dir });
+
+    expect(configError(() => resolve({ model: 'openai/local', baseUrl: 'localhost:1234/v1' })).message).toBe(
+      'model "openai/local" has a base_url that is not an absolute http(s) URL',
+    );
+  });
+
   it('refuses providers without credentials', () => {
     const resolve = createModelResolver({ env: { OPENAI_API_KEY: '' }, baseDir: dir });
 

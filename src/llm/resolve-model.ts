@@ -1,11 +1,13 @@
 import { resolve } from 'node:path';
 import { canonicalJson } from '../domain/canonical-json.ts';
 import type { ModelSpec } from '../domain/crew.ts';
+import { CrewdError } from '../domain/errors.ts';
 import type { CallSettings } from './ai-sdk-model.ts';
 import type { ChatModel, ModelResolver } from './chat-model.ts';
 import { createProviderModel } from './create-provider-model.ts';
 import { createModelFetch } from './model-fetch.ts';
 import { routeModel } from './model-route.ts';
+import { isHttpUrl } from './provider-env.ts';
 import type { ModelEnv } from './provider-env.ts';
 import { createReplayRecorder, recordTo } from './recording-model.ts';
 import type { ReplayRecorder } from './recording-model.ts';
@@ -48,6 +50,12 @@ export function createModelResolver(options: ModelResolverOptions): ModelResolve
 
   function create(spec: ModelSpec): ChatModel {
     const id = spec.model.trim();
+    if (spec.baseUrl !== undefined && !isHttpUrl(spec.baseUrl)) {
+      throw new CrewdError(
+        'CONFIG_INVALID',
+        `model "${id}" has a base_url that is not an absolute http(s) URL`,
+      );
+    }
     const route = routeModel(id, spec.baseUrl !== undefined);
     if (route.provider === 'replay') {
       return createReplayModel({ id, filePath: resolve(options.baseDir, route.model) });
