@@ -1,16 +1,16 @@
 import type { ModelSpec } from '../domain/crew.ts';
 import { CrewdError } from '../domain/errors.ts';
-import { createAnthropicModel } from './anthropic-model.ts';
-import { createAzureModel } from './azure-model.ts';
-import { createBedrockModel } from './bedrock-model.ts';
-import type { BedrockCredentials } from './bedrock-model.ts';
+import type { AnthropicModelOptions } from './anthropic-model.ts';
+import type { AzureModelOptions } from './azure-model.ts';
+import type { BedrockCredentials, BedrockModelOptions } from './bedrock-model.ts';
 import type { ChatModel } from './chat-model.ts';
 import { compatibleProviders } from './compatible-providers.ts';
 import type { CompatibleProvider } from './compatible-providers.ts';
-import { createGeminiModel } from './gemini-model.ts';
+import type { GeminiModelOptions } from './gemini-model.ts';
+import { lazyModel } from './lazy-model.ts';
 import type { ModelRoute } from './model-route.ts';
-import { createOpenAICompatibleModel } from './openai-compatible-model.ts';
-import { createOpenAIModel } from './openai-model.ts';
+import type { OpenAICompatibleModelOptions } from './openai-compatible-model.ts';
+import type { OpenAIModelOptions } from './openai-model.ts';
 import { baseUrlSetting, setting, trimSlashes } from './provider-env.ts';
 import type { ModelEnv } from './provider-env.ts';
 import type { ProviderModelOptions } from './provider-model-options.ts';
@@ -22,7 +22,8 @@ export const defaultBedrockRegion = 'us-east-1';
 
 /**
  * The model of a real provider, with its key and base URL taken from the crew's `llm` first, then from crewAI's
- * environment variables, then the provider's default. A missing key is refused here, naming the variable.
+ * environment variables, then the provider's default. A missing key is refused here, naming the variable; the
+ * provider's adapter itself loads with the model's first call.
  */
 export function createProviderModel(
   route: ModelRoute,
@@ -39,14 +40,14 @@ export function createProviderModel(
       if (apiKey === undefined && baseURL === undefined) {
         throw needs('OPENAI_API_KEY (or OPENAI_BASE_URL for a local OpenAI-compatible server)');
       }
-      return createOpenAIModel({ ...common, apiKey, baseURL });
+      return openAIModel({ ...common, apiKey, baseURL });
     }
     case 'anthropic': {
       const apiKey = spec.apiKey ?? setting(env, 'ANTHROPIC_API_KEY');
       if (apiKey === undefined) throw needs('ANTHROPIC_API_KEY');
       const base = spec.baseUrl ?? baseUrlSetting(env, 'ANTHROPIC_BASE_URL', 'ANTHROPIC_API_BASE');
       // Anthropic's own clients take the base URL without the version; the Messages path needs it.
-      return createAnthropicModel({
+      return anthropicModel({
         ...common,
         apiKey,
         baseURL: base === undefined ? undefined : withV1(base),
@@ -56,7 +57,7 @@ export function createProviderModel(
       const apiKey = spec.apiKey ?? setting(env, 'GEMINI_API_KEY', 'GOOGLE_API_KEY');
       if (apiKey === undefined) throw needs('GEMINI_API_KEY (or GOOGLE_API_KEY)');
       const baseURL = spec.baseUrl ?? baseUrlSetting(env, 'GEMINI_API_BASE');
-      return createGeminiModel({ ...common, apiKey, baseURL });
+      return geminiModel({ ...common, apiKey, baseURL });
     }
     case 'azure': {
       const apiKey = spec.apiKey ?? setting(env, 'AZURE_API_KEY');
@@ -66,17 +67,17 @@ export function createProviderModel(
         throw needs('AZURE_API_BASE (the resource endpoint, e.g. https://my-resource.openai.azure.com)');
       }
       const apiVersion = setting(env, 'AZURE_API_VERSION') ?? defaultAzureApiVersion;
-      return createAzureModel({ ...common, apiKey, endpoint, apiVersion });
+      return azureModel({ ...common, apiKey, endpoint, apiVersion });
     }
     case 'bedrock':
-      return createBedrockModel({
+      return bedrockModel({
         ...common,
         region: setting(env, 'AWS_REGION_NAME', 'AWS_DEFAULT_REGION', 'AWS_REGION') ?? defaultBedrockRegion,
         credentials: bedrockCredentials(env, needs),
         baseURL: spec.baseUrl,
       });
     case 'custom':
-      return createOpenAICompatibleModel({
+      return compatibleServerModel({
         ...common,
         providerName: 'custom',
         // The router only sends a model here when the crew gave a base URL.
@@ -113,7 +114,7 @@ function compatibleModel(
   let baseURL = spec.baseUrl ?? compatibleBaseUrl(env, provider.baseUrlVariables) ?? provider.defaultBaseUrl;
   // Ollama is configured by its root URL (crewAI's and Ollama's own convention); its OpenAI API is under /v1.
   if (name === 'ollama') baseURL = withV1(baseURL);
-  return createOpenAICompatibleModel({
+  return compatibleServerModel({
     ...common,
     providerName: name,
     baseURL: trimSlashes(baseURL),
@@ -146,3 +147,20 @@ function withV1(base: string): string {
   const trimmed = trimSlashes(base);
   return /\/v1$/i.test(trimmed) ? trimmed : `${trimmed}/v1`;
 }
+
+const openAIModel = (options: OpenAIModelOptions): ChatModel =>
+  lazyModel(options.modelId, async () => (await import('./openai-model.ts')).createOpenAIModel(options));
+const anthropicModel = (options: AnthropicModelOptions): ChatModel =>
+  lazyModel(options.modelId, async () =>
+    (await import('./anthropic-model.ts')).createAnthropicModel(options),
+  );
+const geminiModel = (options: GeminiModelOptions): ChatModel =>
+  lazyModel(options.modelId, async () => (await import('./gemini-model.ts')).createGeminiModel(options));
+const azureModel = (options: AzureModelOptions): ChatModel =>
+  lazyModel(options.modelId, async () => (await import('./azure-model.ts')).createAzureModel(options));
+const bedrockModel = (options: BedrockModelOptions): ChatModel =>
+  lazyModel(options.modelId, async () => (await import('./bedrock-model.ts')).createBedrockModel(options));
+const compatibleServerModel = (options: OpenAICompatibleModelOptions): ChatModel =>
+  lazyModel(options.modelId, async () =>
+    (await import('./openai-compatible-model.ts')).createOpenAICompatibleModel(options),
+  );
