@@ -23,7 +23,7 @@ export const defaultBedrockRegion = 'us-east-1';
 /**
  * The model of a real provider, with its key and base URL taken from the crew's `llm` first, then from crewAI's
  * environment variables, then the provider's default. A missing key is refused here, naming the variable; the
- * provider's adapter itself loads with the model's first call.
+ * provider's adapter itself loads in the background (see `lazyModel`).
  */
 export function createProviderModel(
   route: ModelRoute,
