@@ -53,7 +53,8 @@ const schema = z.object({
   orgToken: z.string().min(16, 'CREWD_ORG_TOKEN must be at least 16 characters').optional(),
   defaultModel: z
     .string()
-    .regex(/^[a-z][a-z0-9-]*\/.+$/, 'MODEL must look like provider/model, e.g. openai/gpt-4o-mini')
+    // crewAI's own .env files name bare OpenAI models too (MODEL=gpt-4o-mini).
+    .regex(/^[\w.:-]+(\/\S+)?$/, 'MODEL must name a model, e.g. gpt-4o-mini or openai/gpt-4o-mini')
     .optional(),
   webhookSecret: z
     .string()

@@ -45,16 +45,15 @@ export async function runCrewInTerminal(
   checkRunInputs(loaded, inputs);
   const crew = options.model === undefined ? loaded : withModel(loaded, options.model);
   const models = createModelResolver({ env, baseDir: crewDir, recordFile: options.record });
-  // Resolving checks the model's name and credentials now rather than after the first task has started.
-  if (options.model !== undefined) models(options.model);
   const tools = await openCrewTools(crew, {
     crewDir,
     env,
     workspaceRoot: workspaceRoot(defaultDatabasePath),
   });
   try {
-    // Every agent's model and tools, before the first model call rather than mid-crew.
-    checkCrew(crew, { models, tools, defaultModel: env.MODEL === '' ? undefined : env.MODEL });
+    const defaultModel = env.MODEL === '' ? undefined : env.MODEL;
+    // Every agent's model names, credentials and tools are checked now rather than after the first task has started.
+    checkCrew(crew, { models, tools, defaultModel });
     await runOpenCrew(crew, inputs, { ...context, models, tools, scripted });
   } finally {
     await tools.close();

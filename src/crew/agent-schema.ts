@@ -1,12 +1,13 @@
 import { z } from 'zod';
-import { flag, names, optionalText, positiveInteger, text } from './schema-fields.ts';
+import { flag, model, names, positiveInteger, text } from './schema-fields.ts';
 
 /** One entry of agents.yaml, as written (snake_case, crewAI's keys). */
 export const agentSchema = z.object({
   role: text(),
   goal: text(),
   backstory: text(),
-  llm: optionalText(),
+  llm: model(),
+  function_calling_llm: model(),
   tools: names(),
   /** MCP servers whose tools the agent gets: names from crew.yaml's `mcp_servers`, or URLs (`#tool` picks one). */
   mcps: names(),

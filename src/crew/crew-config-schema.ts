@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { mcpServersSchema } from './mcp-server-schema.ts';
-import { optionalText } from './schema-fields.ts';
+import { model, optionalText } from './schema-fields.ts';
 
 /** crew.yaml: optional settings for the whole crew. */
 export const crewConfigSchema = z.object({
@@ -8,8 +8,9 @@ export const crewConfigSchema = z.object({
   process: z
     .enum(['sequential', 'hierarchical'], { error: 'must be "sequential" or "hierarchical"' })
     .nullish(),
-  manager_llm: optionalText(),
-  llm: optionalText(),
+  manager_llm: model(),
+  llm: model(),
+  function_calling_llm: model(),
   mcp_servers: mcpServersSchema,
 });
 

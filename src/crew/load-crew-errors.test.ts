@@ -72,6 +72,16 @@ const cases: readonly (readonly [string, Case])[] = [
     },
   ],
   [
+    'a model setting of the wrong type, inside the llm mapping',
+    {
+      fixture: 'model-bad-temperature',
+      file: 'agents.yaml',
+      key: 'writer.llm.temperature',
+      line: 7,
+      message: 'agents.yaml:line 7 (writer.llm.temperature): must be a number',
+    },
+  ],
+  [
     'a missing required field, at the line of its entry',
     {
       fixture: 'missing-field',

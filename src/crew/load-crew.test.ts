@@ -20,7 +20,7 @@ describe('loadCrew', () => {
     expect(warnings).toEqual([]);
     expect(crew.name).toBe('research-crew');
     expect(crew.process).toBe('sequential');
-    expect(crew.llm).toBe('replay/research-crew.replay.json');
+    expect(crew.llm).toEqual({ model: 'replay/research-crew.replay.json' });
     expect([...crew.agents.keys()]).toEqual(['researcher', 'writer']);
     expect(crew.tasks.map((task) => [task.name, task.agent, task.humanInput, task.context])).toEqual([
       ['research_task', 'researcher', false, undefined],
@@ -60,7 +60,7 @@ describe('loadCrew', () => {
 
     expect(crew.name).toBe('beside-the-config');
     expect(crew.process).toBe('hierarchical');
-    expect(crew.managerLlm).toBe('openai/gpt-4o');
+    expect(crew.managerLlm).toEqual({ model: 'openai/gpt-4o' });
   });
 
   it('applies the defaults when only the required keys are written', async () => {
@@ -108,11 +108,11 @@ describe('loadCrew', () => {
     expect(crew).toMatchObject({
       name: 'all-fields',
       process: 'hierarchical',
-      llm: 'openai/gpt-4o-mini',
-      managerLlm: 'anthropic/claude-sonnet-4-5',
+      llm: { model: 'openai/gpt-4o-mini' },
+      managerLlm: { model: 'anthropic/claude-sonnet-4-5' },
     });
     expect(crew.agents.get('analyst')).toMatchObject({
-      llm: 'openai/gpt-4o',
+      llm: { model: 'openai/gpt-4o' },
       tools: ['web_search', 'calculator'],
       maxIter: 5,
       maxRpm: 30,
@@ -166,16 +166,41 @@ describe('loadCrew', () => {
     });
   });
 
+  it('reads llm as crewAI writes it: a name, or a mapping with the call settings', async () => {
+    const { crew, warnings } = await load(fixture('model-settings'));
+
+    expect(crew.llm).toEqual({ model: 'gemini/gemini-2.0-flash' });
+    expect(crew.functionCallingLlm).toEqual({ model: 'groq/llama-3.3-70b-versatile', temperature: 0 });
+    expect(crew.agents.get('researcher')).toMatchObject({
+      llm: {
+        model: 'ollama/llama3.1',
+        temperature: 0.2,
+        maxTokens: 800,
+        topP: 0.9,
+        baseUrl: 'http://localhost:11434',
+      },
+      functionCallingLlm: { model: 'gpt-4o-mini' },
+    });
+    // crewAI's other names for the same settings: max_completion_tokens and api_base.
+    expect(crew.agents.get('writer')?.llm).toEqual({
+      model: 'openai/my-model',
+      maxTokens: 300,
+      baseUrl: 'http://127.0.0.1:8000/v1',
+      apiKey: 'sk-local',
+    });
+    expect(warnings).toEqual(['agents.yaml:line 11 (researcher.llm.seed): unknown key, ignored']);
+  });
+
   it('warns about each unknown key with its file, key and line, then ignores it', async () => {
     const { crew, warnings } = await load(fixture('unknown-keys'));
 
     expect(warnings).toEqual([
       'crew.yaml:line 2 (memory): unknown key, ignored',
-      'agents.yaml:line 5 (writer.function_calling_llm): unknown key, ignored',
+      'agents.yaml:line 5 (writer.favourite_colour): unknown key, ignored',
       'tasks.yaml:line 5 (write_task.async_execution): unknown key, ignored',
       'tasks.yaml:line 6 (write_task.output_file): unknown key, ignored',
     ]);
     expect(crew.tasks[0]).not.toHaveProperty('output_file');
-    expect(crew.agents.get('writer')).not.toHaveProperty('function_calling_llm');
+    expect(crew.agents.get('writer')).not.toHaveProperty('favourite_colour');
   });
 });

@@ -10,14 +10,20 @@ import type { McpServerEntry } from './mcp-server-schema.ts';
 import { requiredInputs } from './placeholders.ts';
 import { taskSchema } from './task-schema.ts';
 import type { TaskEntry } from './task-schema.ts';
-import { validateEntries, validateObject } from './validate-yaml.ts';
+import type { KeyPath } from './key-path.ts';
+import { modelKeys } from './schema-fields.ts';
+import { validateEntries, validateObject, warnUnknownKeys } from './validate-yaml.ts';
 import type { Warn } from './validate-yaml.ts';
 import { readYamlFile } from './yaml-file.ts';
+import type { YamlFile } from './yaml-file.ts';
 
 export interface LoadCrewOptions {
   /** Receives one message per ignored key, naming the file, the key path and the line. */
   readonly warn: Warn;
 }
+
+/** The keys that hold a model, in agents.yaml and crew.yaml. */
+const modelSettingKeys = ['llm', 'function_calling_llm', 'manager_llm'];
 
 /** crewAI's default bound on model calls per task attempt. */
 const defaultMaxIter = 20;
@@ -34,10 +40,16 @@ export async function loadCrew(dir: string, options: LoadCrewOptions): Promise<C
     const crewYaml = await readYamlFile(files.crew.path, files.crew.name);
     // An empty crew.yaml is as good as none.
     config = validateObject(crewYaml, [], crewYaml.data ?? {}, crewConfigSchema, options.warn);
+    warnUnknownModelKeys(crewYaml, [[]], options.warn);
   }
 
   const agentsYaml = await readYamlFile(files.agents.path, files.agents.name);
   const agentEntries = validateEntries(agentsYaml, agentSchema, 'agents', options.warn);
+  warnUnknownModelKeys(
+    agentsYaml,
+    Array.from(agentEntries.keys(), (name) => [name]),
+    options.warn,
+  );
   const tasksYaml = await readYamlFile(files.tasks.path, files.tasks.name);
   const taskEntries = validateEntries(tasksYaml, taskSchema, 'tasks', options.warn);
   checkTaskReferences(tasksYaml, taskEntries, new Set(agentEntries.keys()), files.agents.name);
@@ -51,11 +63,31 @@ export async function loadCrew(dir: string, options: LoadCrewOptions): Promise<C
     process: config.process ?? 'sequential',
     ...(config.llm == null ? {} : { llm: config.llm }),
     ...(config.manager_llm == null ? {} : { managerLlm: config.manager_llm }),
+    ...(config.function_calling_llm == null ? {} : { functionCallingLlm: config.function_calling_llm }),
     mcpServers: toMcpServers(config.mcp_servers ?? {}, files.root),
     agents,
     tasks,
     requiredInputs: requiredInputs(agents.values(), tasks),
   };
+}
+
+/** Reports keys crewd does not read inside the `llm:` mappings (and the like) of the entries at `paths`. */
+function warnUnknownModelKeys(yaml: YamlFile, paths: readonly KeyPath[], warn: Warn): void {
+  for (const path of paths) {
+    const entry = valueAt(yaml.data, path);
+    for (const key of modelSettingKeys) {
+      warnUnknownKeys(yaml, [...path, key], valueAt(entry, [key]), modelKeys, warn);
+    }
+  }
+}
+
+function valueAt(data: unknown, path: KeyPath): unknown {
+  let value = data;
+  for (const segment of path) {
+    if (typeof value !== 'object' || value === null) return undefined;
+    value = (value as Record<string, unknown>)[segment];
+  }
+  return value;
 }
 
 function toAgent(name: string, entry: AgentEntry): AgentDefinition {
@@ -65,6 +97,7 @@ function toAgent(name: string, entry: AgentEntry): AgentDefinition {
     goal: entry.goal,
     backstory: entry.backstory,
     ...(entry.llm == null ? {} : { llm: entry.llm }),
+    ...(entry.function_calling_llm == null ? {} : { functionCallingLlm: entry.function_calling_llm }),
     tools: entry.tools ?? [],
     mcps: entry.mcps ?? [],
     maxIter: entry.max_iter ?? defaultMaxIter,

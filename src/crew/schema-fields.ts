@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { ModelSpec } from '../domain/crew.ts';
 
 /**
  * Field builders shared by the crew YAML schemas. Their messages finish a sentence that starts with the key
@@ -34,5 +35,62 @@ export function positiveInteger() {
 export function names() {
   return z
     .array(z.string({ error: 'must be a name (a string)' }), { error: 'must be a list of names' })
+    .nullish();
+}
+
+/** An absolute http(s) URL, such as a model server's base URL. */
+function httpUrl() {
+  return z
+    .string({ error: 'must be a string' })
+    .trim()
+    .refine((value) => /^https?:\/\/[^/]/i.test(value) && URL.canParse(value), {
+      error: 'must be an absolute http(s) URL, e.g. http://localhost:11434',
+    })
+    .nullish();
+}
+
+const modelObject = z
+  .object(
+    {
+      model: text().min(1, { error: 'must not be empty' }),
+      temperature: z.number({ error: 'must be a number' }).min(0, { error: 'must be at least 0' }).nullish(),
+      max_tokens: positiveInteger(),
+      // crewAI takes either name for the output limit.
+      max_completion_tokens: positiveInteger(),
+      top_p: z
+        .number({ error: 'must be a number' })
+        .min(0, { error: 'must be between 0 and 1' })
+        .max(1, { error: 'must be between 0 and 1' })
+        .nullish(),
+      base_url: httpUrl(),
+      // litellm's name for base_url, which crewAI also accepts.
+      api_base: httpUrl(),
+      api_key: optionalText(),
+    },
+    { error: 'must be a model name or a mapping with a model' },
+  )
+  .transform((entry): ModelSpec => {
+    const maxTokens = entry.max_tokens ?? entry.max_completion_tokens;
+    const baseUrl = entry.base_url ?? entry.api_base;
+    return {
+      model: entry.model,
+      ...(entry.temperature == null ? {} : { temperature: entry.temperature }),
+      ...(maxTokens == null ? {} : { maxTokens }),
+      ...(entry.top_p == null ? {} : { topP: entry.top_p }),
+      ...(baseUrl == null ? {} : { baseUrl }),
+      ...(entry.api_key == null || entry.api_key.trim() === '' ? {} : { apiKey: entry.api_key.trim() }),
+    };
+  });
+
+/** The keys an `llm:` mapping may hold; others are reported and ignored. */
+export const modelKeys: readonly string[] = Object.keys(modelObject.in.shape);
+
+/**
+ * An optional model as crewAI's `llm` takes it: a name (`gpt-4o`, `ollama/llama3.1`) or a mapping with the name
+ * and call settings (`{model, temperature, max_tokens, top_p, base_url, api_key}`); `null` counts as absent.
+ */
+export function model() {
+  return z
+    .preprocess((value) => (typeof value === 'string' ? { model: value } : value), modelObject)
     .nullish();
 }

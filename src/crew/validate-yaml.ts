@@ -49,14 +49,7 @@ export function validateObject<Schema extends z.ZodObject>(
   if (!isPlainObject(value)) {
     throw new CrewLoadError(yaml.file, 'must be a mapping of keys to values', locate(yaml, path));
   }
-  const known = new Set(Object.keys(schema.shape));
-  for (const key of Object.keys(value)) {
-    if (known.has(key)) continue;
-    const keyPath = [...path, key];
-    warn(
-      `${formatLocation(yaml.file, yaml.lineOf(keyPath))} (${formatKeyPath(keyPath)}): unknown key, ignored`,
-    );
-  }
+  warnUnknownKeys(yaml, path, value, Object.keys(schema.shape), warn);
 
   const result = schema.safeParse(value);
   if (result.success) return result.data;
@@ -66,6 +59,24 @@ export function validateObject<Schema extends z.ZodObject>(
     ...locate(yaml, [...path, ...issuePath]),
     cause: result.error,
   });
+}
+
+/** Reports each key of the mapping `value` at `path` that is not in `known`; anything not a mapping is skipped. */
+export function warnUnknownKeys(
+  yaml: YamlFile,
+  path: KeyPath,
+  value: unknown,
+  known: readonly string[],
+  warn: Warn,
+): void {
+  if (!isPlainObject(value)) return;
+  for (const key of Object.keys(value)) {
+    if (known.includes(key)) continue;
+    const keyPath = [...path, key];
+    warn(
+      `${formatLocation(yaml.file, yaml.lineOf(keyPath))} (${formatKeyPath(keyPath)}): unknown key, ignored`,
+    );
+  }
 }
 
 /** The `key` and `line` a CrewLoadError takes for `path`; the crew.yaml root has no key. */

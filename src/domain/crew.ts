@@ -24,8 +24,10 @@ export interface AgentDefinition {
   readonly role: string;
   readonly goal: string;
   readonly backstory: string;
-  /** `provider/model`; absent means the crew's `llm`, then the `MODEL` default. */
-  readonly llm?: string;
+  /** The agent's model; absent means the crew's `llm`, then the `MODEL` default. */
+  readonly llm?: ModelSpec;
+  /** The model for turns that offer tools (crewAI's `function_calling_llm`); absent means the crew's, then `llm`. */
+  readonly functionCallingLlm?: ModelSpec;
   /** Names of tools from the tool registry. */
   readonly tools: readonly string[];
   /** MCP servers whose tools the agent also gets: crew.yaml server names or URLs, `#tool` picking one tool. */
@@ -60,8 +62,11 @@ export interface TaskDefinition {
 export interface CrewDefinition {
   readonly name: string;
   readonly process: ProcessKind;
-  readonly llm?: string;
-  readonly managerLlm?: string;
+  /** The model of agents without their own `llm`. */
+  readonly llm?: ModelSpec;
+  readonly managerLlm?: ModelSpec;
+  /** The tool-calling model of agents without their own `function_calling_llm`. */
+  readonly functionCallingLlm?: ModelSpec;
   /** MCP servers declared in crew.yaml, by name. */
   readonly mcpServers?: ReadonlyMap<string, McpServerConfig>;
   readonly agents: ReadonlyMap<string, AgentDefinition>;

@@ -1,21 +1,36 @@
-import type { AgentDefinition, TaskDefinition } from '../domain/crew.ts';
+import type { AgentDefinition, ModelSpec, TaskDefinition } from '../domain/crew.ts';
 import { CrewdError } from '../domain/errors.ts';
 import type { RunCrewRequest } from './run-crew-types.ts';
 import type { Tool } from './tool.ts';
 
-/** The `provider/model` an agent uses: its own `llm`, else the crew's, else the default model. */
-export function agentModelId(
+/** The model an agent uses: its own `llm`, else the crew's, else the default model (the MODEL variable). */
+export function agentModel(
   request: Pick<RunCrewRequest, 'crew' | 'defaultModel'>,
   agent: AgentDefinition,
-): string {
-  const modelId = agent.llm ?? request.crew.llm ?? request.defaultModel;
-  if (modelId === undefined || modelId.trim() === '') {
+): ModelSpec {
+  const spec = agent.llm ?? request.crew.llm ?? modelNamed(request.defaultModel);
+  if (spec === undefined || spec.model.trim() === '') {
     throw new CrewdError(
       'CONFIG_INVALID',
       `Agent '${agent.name}' has no model: set its llm, the crew's llm or the MODEL variable`,
     );
   }
-  return modelId;
+  return spec;
+}
+
+/**
+ * The model for an agent's turns that offer tools (crewAI's `function_calling_llm`): its own, else the crew's;
+ * undefined when neither is set, and the agent's own model calls tools too.
+ */
+export function agentToolCallingModel(
+  request: Pick<RunCrewRequest, 'crew'>,
+  agent: AgentDefinition,
+): ModelSpec | undefined {
+  return agent.functionCallingLlm ?? request.crew.functionCallingLlm;
+}
+
+function modelNamed(name: string | undefined): ModelSpec | undefined {
+  return name === undefined ? undefined : { model: name };
 }
 
 /**

@@ -1,5 +1,6 @@
-import type { CrewDefinition } from '../domain/crew.ts';
-import { agentModelId, agentTools } from './agent-resources.ts';
+import type { CrewDefinition, ModelSpec } from '../domain/crew.ts';
+import { CrewdError, isCrewdError } from '../domain/errors.ts';
+import { agentModel, agentToolCallingModel, agentTools } from './agent-resources.ts';
 import { processFor } from './run-crew.ts';
 import type { RunCrewRequest } from './run-crew-types.ts';
 
@@ -17,7 +18,24 @@ export function checkCrew(
   for (const task of crew.tasks) {
     const agent = crew.agents.get(task.agent);
     if (agent === undefined) continue; // the loader already refuses tasks naming missing agents
-    resources.models(agentModelId(request, agent));
+    const models = [agentModel(request, agent), agentToolCallingModel(request, agent)];
+    for (const model of models) resolveFor(`Agent '${agent.name}'`, model, resources);
     agentTools(request, agent, task);
+  }
+  if (crew.managerLlm !== undefined) resolveFor("The crew's manager_llm", crew.managerLlm, resources);
+}
+
+/** Resolves `model` now, so a missing key or unknown provider is refused at start naming who uses the model. */
+function resolveFor(
+  user: string,
+  model: ModelSpec | undefined,
+  resources: Pick<RunCrewRequest, 'models'>,
+): void {
+  if (model === undefined) return;
+  try {
+    resources.models(model);
+  } catch (error) {
+    if (!isCrewdError(error)) throw error;
+    throw new CrewdError(error.code, `${user}: ${error.message}`, { cause: error });
   }
 }

@@ -7,7 +7,7 @@ import { addUsage, emptyUsage } from '../domain/usage.ts';
 import type { TokenUsage } from '../domain/usage.ts';
 import type { ChatRequest, ChatResponse } from '../llm/chat-model.ts';
 import { abortable } from './abortable.ts';
-import { agentModelId, agentTools } from './agent-resources.ts';
+import { agentModel, agentToolCallingModel, agentTools } from './agent-resources.ts';
 import { runAgentLoop } from './agent-loop.ts';
 import type { AgentLoopOptions } from './agent-loop.ts';
 import { ListenerError } from './crew-run.ts';
@@ -49,13 +49,14 @@ async function attemptTask(
 ): Promise<TaskOutput> {
   const { request } = run;
   const { signal } = request;
-  const modelId = agentModelId(request, agent);
   const tools = createToolBox(agentTools(request, agent, task), {
     executionId: request.executionId,
     taskId: task.name,
     agent: agent.name,
   });
-  const model = request.models(modelId);
+  const model = request.models(agentModel(request, agent));
+  const toolCallingSpec = agentToolCallingModel(request, agent);
+  const toolCallingModel = toolCallingSpec === undefined ? model : request.models(toolCallingSpec);
   const check =
     task.outputJson === undefined ? undefined : createStructuredOutputChecker(task.name, task.outputJson);
   const prompt = taskPrompt({ ...plan, task });
@@ -69,8 +70,10 @@ async function attemptTask(
       return { ...recorded.answer, usage: recorded.usage };
     }
     await run.limiter.wait(agent.name, agent.maxRpm, signal);
+    // crewAI's function_calling_llm: turns that offer tools go to it, the others to the agent's model.
+    const chosen = chat.tools !== undefined && chat.tools.length > 0 ? toolCallingModel : model;
     const startedAt = performance.now();
-    const response = await abortable(model.generate(chat, signal), signal);
+    const response = await abortable(chosen.generate(chat, signal), signal);
     const callUsage = usageOf(response);
     usage = addUsage(usage, callUsage);
     const durationMs = performance.now() - startedAt;
@@ -79,7 +82,7 @@ async function attemptTask(
       taskId: task.name,
       attempt: plan.attempt,
       answer: { text: response.text, toolCalls: response.toolCalls },
-      model: modelId,
+      model: chosen.id,
       usage: callUsage,
       durationMs,
     });

@@ -13,8 +13,17 @@ export interface AiSdkModelOptions {
   readonly timeoutMs: number;
   /** Provider options sent with every call, keyed by provider name. */
   readonly providerOptions?: Record<string, Record<string, string | number | boolean>>;
+  /** Sampling settings sent with every call, as the crew's `llm` gives them. */
+  readonly settings?: CallSettings;
   /** Clock for `Retry-After` dates. */
   readonly now?: () => number;
+}
+
+/** The call settings crewAI's `llm` objects carry, in the AI SDK's names. */
+export interface CallSettings {
+  readonly temperature?: number;
+  readonly maxOutputTokens?: number;
+  readonly topP?: number;
 }
 
 /**
@@ -39,6 +48,7 @@ export function createAiSdkModel(options: AiSdkModelOptions): ChatModel {
     const schema = request.responseSchema;
     try {
       const result = await model.doGenerate({
+        ...options.settings,
         prompt: toProviderPrompt(request.messages),
         ...(tools === undefined ? {} : { tools, toolChoice: { type: 'auto' } }),
         ...(schema === undefined

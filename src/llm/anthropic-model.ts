@@ -1,5 +1,6 @@
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createAiSdkModel } from './ai-sdk-model.ts';
+import type { CallSettings } from './ai-sdk-model.ts';
 import type { ChatModel } from './chat-model.ts';
 
 export const defaultAnthropicBaseURL = 'https://api.anthropic.com/v1';
@@ -12,6 +13,7 @@ export interface AnthropicModelOptions {
   readonly apiKey: string;
   readonly baseURL?: string | undefined;
   readonly timeoutMs: number;
+  readonly settings?: CallSettings;
   readonly fetch?: typeof globalThis.fetch;
   readonly now?: () => number;
 }
@@ -28,6 +30,7 @@ export function createAnthropicModel(options: AnthropicModelOptions): ChatModel 
     id: options.modelId,
     languageModel: provider.messages(options.model),
     timeoutMs: options.timeoutMs,
+    ...(options.settings === undefined ? {} : { settings: options.settings }),
     ...(options.now === undefined ? {} : { now: options.now }),
   });
 }

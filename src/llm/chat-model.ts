@@ -1,4 +1,4 @@
-import type { JsonSchema } from '../domain/crew.ts';
+import type { JsonSchema, ModelSpec } from '../domain/crew.ts';
 
 /** The model port: one chat completion with native tool calling. Adapters live beside this file. */
 export interface ChatModel {
@@ -48,5 +48,8 @@ export interface ChatResponse {
   readonly usage: { readonly promptTokens: number; readonly completionTokens: number };
 }
 
-/** Turns a crew's `provider/model` string into a model. */
-export type ModelResolver = (modelId: string) => ChatModel;
+/**
+ * Turns a crew's model into a model: a spec with call settings, or a bare name (`openai/gpt-4o-mini`, `gpt-4o`)
+ * standing for a spec with none. Throws a `CONFIG_INVALID` CrewdError naming the model and what it needs.
+ */
+export type ModelResolver = (model: ModelSpec | string) => ChatModel;

@@ -1,5 +1,6 @@
 import { createOpenAI } from '@ai-sdk/openai';
 import { createAiSdkModel } from './ai-sdk-model.ts';
+import type { CallSettings } from './ai-sdk-model.ts';
 import type { ChatModel } from './chat-model.ts';
 
 export const defaultOpenAIBaseURL = 'https://api.openai.com/v1';
@@ -13,6 +14,7 @@ export interface OpenAIModelOptions {
   readonly apiKey?: string | undefined;
   readonly baseURL?: string | undefined;
   readonly timeoutMs: number;
+  readonly settings?: CallSettings;
   readonly fetch?: typeof globalThis.fetch;
   readonly now?: () => number;
 }
@@ -30,6 +32,7 @@ export function createOpenAIModel(options: OpenAIModelOptions): ChatModel {
     id: options.modelId,
     languageModel: provider.chat(options.model),
     timeoutMs: options.timeoutMs,
+    ...(options.settings === undefined ? {} : { settings: options.settings }),
     // Strict schemas demand every property be required; crews' schemas often are not, and the engine
     // validates the answer against the schema anyway.
     providerOptions: { openai: { strictJsonSchema: false } },

@@ -95,22 +95,34 @@ describe('model resolver', () => {
     expect(resolve('replay/demo.json').id).toBe('replay/demo.json');
   });
 
-  it('gives one model per id', () => {
+  it('gives one model per distinct spec', () => {
     const resolve = createModelResolver({ env: { OPENAI_API_KEY: 'k' }, baseDir: dir });
 
     expect(resolve('openai/a')).toBe(resolve('openai/a'));
+    expect(resolve('openai/a')).toBe(resolve({ model: 'openai/a' }));
     expect(resolve('openai/a')).not.toBe(resolve('openai/b'));
+    expect(resolve({ model: 'openai/a', temperature: 0 })).not.toBe(resolve('openai/a'));
   });
 
-  it('refuses malformed ids and unknown providers, naming the model', () => {
+  it('refuses unknown prefixes and empty names, naming the model and the prefixes it knows', () => {
     const resolve = createModelResolver({ env: { OPENAI_API_KEY: 'k' }, baseDir: dir });
 
-    expect(configError(() => resolve('gpt-4o')).message).toContain(
-      'model "gpt-4o" must be written as provider/model',
+    expect(configError(() => resolve('openai/')).message).toBe(
+      'model "openai/" names no model after "openai/"',
     );
-    expect(configError(() => resolve('openai/')).message).toContain('"openai/"');
-    expect(configError(() => resolve('mistral/large')).message).toContain(
-      'model "mistral/large" has an unknown provider "mistral"',
+    const unknown = configError(() => resolve('huggingface/Qwen/Qwen3-8B')).message;
+    expect(unknown).toContain(
+      'model "huggingface/Qwen/Qwen3-8B" has an unknown provider prefix "huggingface/"',
+    );
+    expect(unknown).toContain('ollama/');
+    expect(unknown).toContain('give base_url');
+  });
+
+  it('refuses a base_url that is not an absolute http(s) URL, naming the model', () => {
+    const resolve = createModelResolver({ env: {}, baseDir: dir });
+
+    expect(configError(() => resolve({ model: 'openai/local', baseUrl: 'localhost:1234/v1' })).message).toBe(
+      'model "openai/local" has a base_url that is not an absolute http(s) URL',
     );
   });
 

@@ -1,9 +1,14 @@
 import { resolve } from 'node:path';
+import { canonicalJson } from '../domain/canonical-json.ts';
+import type { ModelSpec } from '../domain/crew.ts';
 import { CrewdError } from '../domain/errors.ts';
-import { createAnthropicModel } from './anthropic-model.ts';
+import type { CallSettings } from './ai-sdk-model.ts';
 import type { ChatModel, ModelResolver } from './chat-model.ts';
+import { createProviderModel } from './create-provider-model.ts';
 import { createModelFetch } from './model-fetch.ts';
-import { createOpenAIModel } from './openai-model.ts';
+import { routeModel } from './model-route.ts';
+import { isHttpUrl } from './provider-env.ts';
+import type { ModelEnv } from './provider-env.ts';
 import { createReplayRecorder, recordTo } from './recording-model.ts';
 import type { ReplayRecorder } from './recording-model.ts';
 import { createReplayModel } from './replay-model.ts';
@@ -12,7 +17,7 @@ import type { RetryOptions } from './retrying-model.ts';
 
 export interface ModelResolverOptions {
   /** Provider settings are read from here, never from the process directly. */
-  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly env: ModelEnv;
   /** The crew directory: `replay/<file>` paths are relative to it. */
   readonly baseDir: string;
   /** Limit for one model call; default two minutes. */
@@ -26,9 +31,10 @@ export interface ModelResolverOptions {
 
 export const defaultModelTimeoutMs = 120_000;
 
-const examples = 'openai/gpt-4o-mini, anthropic/claude-sonnet-4-5 or replay/<file>';
-
-/** Resolves `provider/model` strings to models, one instance per id. */
+/**
+ * Resolves models as crewAI names them (`gpt-4o`, `ollama/llama3.1`, `{model, temperature, …}`) to models, one
+ * instance per distinct spec. Every real provider goes through crewd's own HTTP client, timeout and retries.
+ */
 export function createModelResolver(options: ModelResolverOptions): ModelResolver {
   const cache = new Map<string, ChatModel>();
   const timeoutMs = options.timeoutMs ?? defaultModelTimeoutMs;
@@ -42,70 +48,47 @@ export function createModelResolver(options: ModelResolverOptions): ModelResolve
     return recordTo(retrying, recorder);
   }
 
-  function create(modelId: string): ChatModel {
-    const match = /^([^/\s]+)\/(\S.*)$/.exec(modelId.trim());
-    if (match === null) {
+  function create(spec: ModelSpec): ChatModel {
+    const id = spec.model.trim();
+    if (spec.baseUrl !== undefined && !isHttpUrl(spec.baseUrl)) {
       throw new CrewdError(
         'CONFIG_INVALID',
-        `model "${modelId}" must be written as provider/model, e.g. ${examples}`,
+        `model "${id}" has a base_url that is not an absolute http(s) URL`,
       );
     }
-    const [, provider = '', model = ''] = match;
-    const id = modelId.trim();
-    const fetch = { fetch: (modelFetch ??= options.fetch ?? createModelFetch()) };
-    switch (provider) {
-      case 'openai': {
-        const apiKey = setting(options.env, 'OPENAI_API_KEY');
-        const baseURL =
-          baseUrlSetting(options.env, 'OPENAI_BASE_URL') ?? baseUrlSetting(options.env, 'OPENAI_API_BASE');
-        if (apiKey === undefined && baseURL === undefined) {
-          throw new CrewdError(
-            'CONFIG_INVALID',
-            `model "${id}" needs OPENAI_API_KEY (or OPENAI_BASE_URL for a local OpenAI-compatible server)`,
-          );
-        }
-        return real(createOpenAIModel({ modelId: id, model, apiKey, baseURL, timeoutMs, ...fetch }));
-      }
-      case 'anthropic': {
-        const apiKey = setting(options.env, 'ANTHROPIC_API_KEY');
-        if (apiKey === undefined)
-          throw new CrewdError('CONFIG_INVALID', `model "${id}" needs ANTHROPIC_API_KEY`);
-        const baseURL = baseUrlSetting(options.env, 'ANTHROPIC_BASE_URL');
-        return real(createAnthropicModel({ modelId: id, model, apiKey, baseURL, timeoutMs, ...fetch }));
-      }
-      case 'replay':
-        return createReplayModel({ id, filePath: resolve(options.baseDir, model) });
-      default:
-        throw new CrewdError(
-          'CONFIG_INVALID',
-          `model "${modelId}" has an unknown provider "${provider}"; use ${examples}`,
-        );
+    const route = routeModel(id, spec.baseUrl !== undefined);
+    if (route.provider === 'replay') {
+      return createReplayModel({ id, filePath: resolve(options.baseDir, route.model) });
     }
+    const settings = callSettings(spec);
+    return real(
+      createProviderModel(route, spec, options.env, {
+        modelId: id,
+        model: route.model,
+        timeoutMs,
+        ...(settings === undefined ? {} : { settings }),
+        fetch: (modelFetch ??= options.fetch ?? createModelFetch()),
+      }),
+    );
   }
 
-  return (modelId) => {
-    const cached = cache.get(modelId);
+  return (model) => {
+    const spec = typeof model === 'string' ? { model } : model;
+    const key = canonicalJson(spec);
+    const cached = cache.get(key);
     if (cached !== undefined) return cached;
-    const model = create(modelId);
-    cache.set(modelId, model);
-    return model;
+    const created = create(spec);
+    cache.set(key, created);
+    return created;
   };
 }
 
-/** A provider's base URL setting: an absolute http(s) URL, or unset. */
-function baseUrlSetting(env: Readonly<Record<string, string | undefined>>, name: string): string | undefined {
-  const value = setting(env, name);
-  if (value !== undefined && !(/^https?:\/\/[^/]/i.test(value) && URL.canParse(value))) {
-    throw new CrewdError(
-      'CONFIG_INVALID',
-      `${name} must be an absolute http(s) URL, e.g. http://localhost:11434/v1`,
-    );
-  }
-  return value;
-}
-
-/** An environment setting; empty counts as unset. */
-function setting(env: Readonly<Record<string, string | undefined>>, name: string): string | undefined {
-  const value = env[name]?.trim();
-  return value === undefined || value === '' ? undefined : value;
+function callSettings(spec: ModelSpec): CallSettings | undefined {
+  if (spec.temperature === undefined && spec.maxTokens === undefined && spec.topP === undefined)
+    return undefined;
+  return {
+    ...(spec.temperature === undefined ? {} : { temperature: spec.temperature }),
+    ...(spec.maxTokens === undefined ? {} : { maxOutputTokens: spec.maxTokens }),
+    ...(spec.topP === undefined ? {} : { topP: spec.topP }),
+  };
 }

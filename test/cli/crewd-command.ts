@@ -28,7 +28,13 @@ export function tempDir(): string {
 function cleanEnv(extra: Readonly<Record<string, string>> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(process.env)) {
-    if (value === undefined || /^(CREWD_|OPENAI_|ANTHROPIC_)|^(MODEL|PORT|HOST)$/.test(name)) continue;
+    if (
+      value === undefined ||
+      /^(CREWD_|OPENAI_|ANTHROPIC_|GEMINI_|AZURE_|AWS_|OLLAMA_|GROQ_|MISTRAL_|DEEPSEEK_|OPENROUTER_|NVIDIA_NIM_|VLLM_)|^(MODEL|PORT|HOST|GOOGLE_API_KEY)$/.test(
+        name,
+      )
+    )
+      continue;
     env[name] = value;
   }
   return { ...env, ...extra };

@@ -1,6 +1,7 @@
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { startFakeOpenAI } from '../support/fake-openai-server.ts';
 import { exampleCrew, exampleInputs, runCrewd, tempDir } from './crewd-command.ts';
 
 describe('crewd run', () => {
@@ -42,6 +43,48 @@ describe('crewd run', () => {
     expect(result.stderr).toContain('outline_task (AI agents Reporting Analyst, attempt 2)');
     expect(result.stdout).toMatch(/^# AI Agents in 2026: What Works, What It Costs, What to Watch\n/);
     expect(result.stderr).toMatch(/over 4 requests/);
+  });
+
+  it('runs a crew whose model is named as crewAI names it, with its settings, on a local Ollama server', async () => {
+    const fake = await startFakeOpenAI();
+    try {
+      const crew = join(import.meta.dirname, 'crews/ollama-model');
+      // Ollama is configured by its root URL; its OpenAI-compatible API lives under /v1.
+      const result = await runCrewd(['run', crew, '--inputs', '{"topic": "tides"}'], {
+        env: { OLLAMA_API_BASE: fake.url.replace(/\/v1$/, '') },
+      });
+
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(/^Fake answer to: .*Research tides\./);
+      expect(fake.requests.at(-1)!.body).toMatchObject({
+        model: 'llama3.1',
+        temperature: 0.2,
+        max_tokens: 500,
+      });
+      expect(fake.requests.at(-1)!.headers.authorization).toBeUndefined();
+    } finally {
+      await fake.close();
+    }
+  });
+
+  it('refuses before running a crew whose model has an unknown provider prefix, naming the agent', async () => {
+    const crew = join(tempDir(), 'unknown-prefix');
+    mkdirSync(crew);
+    writeFileSync(
+      join(crew, 'agents.yaml'),
+      'writer:\n  role: Writer\n  goal: Write\n  backstory: You write.\n  llm: watsonx/granite-13b\n',
+    );
+    writeFileSync(
+      join(crew, 'tasks.yaml'),
+      'write:\n  description: Write.\n  expected_output: Text.\n  agent: writer\n',
+    );
+
+    const result = await runCrewd(['run', crew]);
+
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      /^crewd: Agent 'writer': model "watsonx\/granite-13b" has an unknown provider prefix "watsonx\/"; use one of openai\/, .*\n$/,
+    );
   });
 
   it('stops with one line naming the directory when the crew directory does not exist', async () => {

@@ -34,6 +34,18 @@ describe('crewd serve', () => {
     );
   });
 
+  it('refuses to start a crew whose agent names a model without its key, naming the agent, model and variable', async () => {
+    const crew = join(import.meta.dirname, 'crews/model-without-key');
+    const result = await runCrewd(['serve', crew, '--port', '0', '--database', join(tempDir(), 'crewd.db')], {
+      env: { OPENAI_API_KEY: 'sk-test' },
+    });
+
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      `crewd: Agent 'analyst': model "gemini/gemini-2.0-flash" needs GEMINI_API_KEY (or GOOGLE_API_KEY)\n`,
+    );
+  });
+
   it('refuses to start a crew whose process the engine cannot run yet, instead of failing each execution', async () => {
     const crew = join(import.meta.dirname, 'crews/hierarchical');
     const result = await runCrewd(['serve', crew, '--port', '0', '--database', join(tempDir(), 'crewd.db')], {

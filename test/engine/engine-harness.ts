@@ -49,7 +49,7 @@ export function crew(
   return {
     name: 'test crew',
     process: 'sequential',
-    llm: testModel,
+    llm: { model: testModel },
     agents: new Map(agents.map((definition) => [definition.name, definition])),
     tasks,
     requiredInputs: [],

@@ -85,7 +85,10 @@ describe('failures', () => {
   });
 
   it("prefers the agent's model over the crew's", async () => {
-    const mixed = crew([agent('writer', { llm: 'openai/agent-model' })], [task('outline', 'writer')]);
+    const mixed = crew(
+      [agent('writer', { llm: { model: 'openai/agent-model' } })],
+      [task('outline', 'writer')],
+    );
     harness.fake.enqueue({ content: 'An outline' });
 
     await harness.run(mixed, { defaultModel: 'openai/default-model' });
