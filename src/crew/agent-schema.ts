@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { flag, names, optionalText, positiveInteger, text } from './schema-fields.ts';
+import { flag, names, optionalText, positiveInteger, text, toolArguments } from './schema-fields.ts';
 
 /** One entry of agents.yaml, as written (snake_case, crewAI's keys). */
 export const agentSchema = z.object({
@@ -8,6 +8,7 @@ export const agentSchema = z.object({
   backstory: text(),
   llm: optionalText(),
   tools: names(),
+  tool_arguments: toolArguments(),
   max_iter: positiveInteger(),
   max_rpm: positiveInteger(),
   allow_delegation: flag(),

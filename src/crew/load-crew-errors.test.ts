@@ -71,13 +71,14 @@ const cases: readonly (readonly [string, Case])[] = [
     },
   ],
   [
-    'output_json that is not a JSON Schema object',
+    'output_json naming a class when there is no crew.py to find it in',
     {
       fixture: 'output-json-not-object',
       file: 'tasks.yaml',
       key: 'write_task.output_json',
       line: 5,
-      message: 'tasks.yaml:line 5 (write_task.output_json): must be a JSON Schema object',
+      message:
+        'tasks.yaml:line 5 (write_task.output_json): names the class "ReportModel", but the crew has no crew.py to find it in; give a JSON Schema object instead',
     },
   ],
   [

@@ -1,5 +1,7 @@
 import path from 'node:path';
-import type { AgentDefinition, CrewDefinition, TaskDefinition } from '../domain/crew.ts';
+import type { AgentDefinition, CrewDefinition, JsonSchema, TaskDefinition } from '../domain/crew.ts';
+import { CrewLoadError } from '../domain/errors.ts';
+import { applyCrewPy } from './apply-crew-py.ts';
 import { agentSchema } from './agent-schema.ts';
 import type { AgentEntry } from './agent-schema.ts';
 import { checkTaskReferences } from './check-task-references.ts';
@@ -9,13 +11,24 @@ import { locateCrewFiles } from './locate-crew-files.ts';
 import { requiredInputs } from './placeholders.ts';
 import { taskSchema } from './task-schema.ts';
 import type { TaskEntry } from './task-schema.ts';
-import { validateEntries, validateObject } from './validate-yaml.ts';
+import { SchemaProblem } from './python/pydantic-schema.ts';
+import { readCrewPy } from './python/read-crew-py.ts';
+import type { CrewPyReading } from './python/read-crew-py.ts';
+import { locate, validateEntries, validateObject } from './validate-yaml.ts';
 import type { Warn } from './validate-yaml.ts';
 import { readYamlFile } from './yaml-file.ts';
+import type { YamlFile } from './yaml-file.ts';
 
 export interface LoadCrewOptions {
   /** Receives one message per ignored key, naming the file, the key path and the line. */
   readonly warn: Warn;
+  /**
+   * Receives one message per part of the project crewd cannot honour and leaves out (a Python callable, an
+   * expression crew.py computes at run time, ...). Defaults to `warn`.
+   */
+  readonly drop?: Warn;
+  /** What `os.getenv(...)` in crew.py reads; none by default. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
 /** crewAI's default bound on model calls per task attempt. */
@@ -28,16 +41,45 @@ const defaultMaxIter = 20;
 export async function loadCrew(dir: string, options: LoadCrewOptions): Promise<CrewDefinition> {
   const files = await locateCrewFiles(dir);
 
+  const drop = options.drop ?? options.warn;
+  let crewYaml = files.crew === undefined ? undefined : await readYamlFile(files.crew.path, files.crew.name);
+  let agentsYaml = await readYamlFile(files.agents.path, files.agents.name);
+  let tasksYaml = await readYamlFile(files.tasks.path, files.tasks.name);
+
+  let reading: CrewPyReading | undefined;
+  if (files.python !== undefined) {
+    reading = await readCrewPy(files.python.path, { crewRoot: files.root, env: options.env ?? {} });
+  }
+  if (reading !== undefined) {
+    for (const message of reading.dropped) drop(message);
+    const crewData = isMapping(crewYaml?.data) ? crewYaml.data : {};
+    const applied = applyCrewPy(
+      { agents: agentsYaml, tasks: tasksYaml, crew: crewData },
+      reading,
+      options.warn,
+    );
+    agentsYaml = applied.agents;
+    tasksYaml = applied.tasks;
+    if (Object.keys(reading.crew).length > 0) {
+      // crew.yaml's lines still locate its own keys; crew.py's arguments are named by key alone.
+      const base = crewYaml;
+      crewYaml = {
+        file: base?.file ?? reading.file,
+        keys: [],
+        lineOf: (path) => base?.lineOf(path),
+        data: applied.crew,
+      };
+    }
+  }
+  tasksYaml = await resolveOutputClasses(tasksYaml, reading);
+
   let config: CrewConfig = {};
-  if (files.crew !== undefined) {
-    const crewYaml = await readYamlFile(files.crew.path, files.crew.name);
+  if (crewYaml !== undefined) {
     // An empty crew.yaml is as good as none.
     config = validateObject(crewYaml, [], crewYaml.data ?? {}, crewConfigSchema, options.warn);
   }
 
-  const agentsYaml = await readYamlFile(files.agents.path, files.agents.name);
   const agentEntries = validateEntries(agentsYaml, agentSchema, 'agents', options.warn);
-  const tasksYaml = await readYamlFile(files.tasks.path, files.tasks.name);
   const taskEntries = validateEntries(tasksYaml, taskSchema, 'tasks', options.warn);
   checkTaskReferences(tasksYaml, taskEntries, new Set(agentEntries.keys()), files.agents.name);
 
@@ -52,8 +94,58 @@ export async function loadCrew(dir: string, options: LoadCrewOptions): Promise<C
     ...(config.manager_llm == null ? {} : { managerLlm: config.manager_llm }),
     agents,
     tasks,
+    ...(reading === undefined || Object.keys(reading.toolOrigins).length === 0
+      ? {}
+      : { toolOrigins: reading.toolOrigins }),
     requiredInputs: requiredInputs(agents.values(), tasks),
   };
+}
+
+/**
+ * `output_json: Report` / `output_pydantic: Report` in tasks.yaml name a Pydantic class, crewAI's form; they
+ * become the class's JSON Schema, read from crew.py and the modules it imports.
+ */
+async function resolveOutputClasses(
+  tasksYaml: YamlFile,
+  reading: CrewPyReading | undefined,
+): Promise<YamlFile> {
+  if (!isMapping(tasksYaml.data)) return tasksYaml;
+  const data: Record<string, unknown> = { ...tasksYaml.data };
+  for (const [name, entry] of Object.entries(data)) {
+    if (!isMapping(entry)) continue;
+    for (const key of ['output_json', 'output_pydantic']) {
+      const className = entry[key];
+      if (typeof className !== 'string') continue;
+      const where = locate(tasksYaml, [name, key]);
+      if (reading === undefined) {
+        throw new CrewLoadError(
+          tasksYaml.file,
+          `names the class "${className}", but the crew has no crew.py to find it in; give a JSON Schema object instead`,
+          where,
+        );
+      }
+      let schema: JsonSchema | undefined;
+      try {
+        schema = await reading.modelSchema(className);
+      } catch (error) {
+        if (!(error instanceof SchemaProblem)) throw error;
+        throw new CrewLoadError(error.file, error.message, { line: error.line });
+      }
+      if (schema === undefined) {
+        throw new CrewLoadError(
+          tasksYaml.file,
+          `names the class "${className}", which ${reading.file} neither defines nor imports from the project`,
+          where,
+        );
+      }
+      data[name] = { ...entry, [key]: schema };
+    }
+  }
+  return { ...tasksYaml, data };
+}
+
+function isMapping(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function toAgent(name: string, entry: AgentEntry): AgentDefinition {
@@ -64,6 +156,7 @@ function toAgent(name: string, entry: AgentEntry): AgentDefinition {
     backstory: entry.backstory,
     ...(entry.llm == null ? {} : { llm: entry.llm }),
     tools: entry.tools ?? [],
+    ...(entry.tool_arguments == null ? {} : { toolArguments: entry.tool_arguments }),
     maxIter: entry.max_iter ?? defaultMaxIter,
     ...(entry.max_rpm == null ? {} : { maxRpm: entry.max_rpm }),
     allowDelegation: entry.allow_delegation ?? false,
@@ -72,6 +165,7 @@ function toAgent(name: string, entry: AgentEntry): AgentDefinition {
 }
 
 function toTask(name: string, entry: TaskEntry): TaskDefinition {
+  const outputJson = entry.output_json ?? entry.output_pydantic;
   return {
     name,
     description: entry.description,
@@ -80,7 +174,8 @@ function toTask(name: string, entry: TaskEntry): TaskDefinition {
     // Absent context means every earlier task; `[]` means none, so the two must stay distinct.
     ...(entry.context == null ? {} : { context: [...new Set(entry.context)] }),
     humanInput: entry.human_input ?? false,
-    ...(entry.output_json == null ? {} : { outputJson: entry.output_json }),
+    ...(outputJson == null ? {} : { outputJson }),
     ...(entry.tools == null ? {} : { tools: entry.tools }),
+    ...(entry.tool_arguments == null ? {} : { toolArguments: entry.tool_arguments }),
   };
 }

@@ -1,4 +1,4 @@
-import { readdir, stat } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { CrewLoadError } from '../domain/errors.ts';
 
@@ -14,6 +14,8 @@ export interface CrewFiles {
   readonly agents: CrewFile;
   readonly tasks: CrewFile;
   readonly crew: CrewFile | undefined;
+  /** A crewAI project's crew.py (the `@CrewBase` class), beside the `config/` folder. */
+  readonly python: CrewFile | undefined;
 }
 
 /**
@@ -46,7 +48,35 @@ export async function locateCrewFiles(dir: string): Promise<CrewFiles> {
       break;
     }
   }
-  return { root, agents, tasks, crew };
+  return { root, agents, tasks, crew, python: await findCrewPy(configDir, file) };
+}
+
+/**
+ * crew.py sits in the package folder above `config/`; crews inside a Flow name it after the crew
+ * (`crews/poem_crew/poem_crew.py`), so any Python file there with a `@CrewBase` class will do.
+ */
+async function findCrewPy(
+  configDir: string,
+  file: (absolute: string) => CrewFile,
+): Promise<CrewFile | undefined> {
+  const packageDir = path.basename(configDir) === 'config' ? path.dirname(configDir) : configDir;
+  const preferred = path.join(packageDir, 'crew.py');
+  if ((await entryKind(preferred)) === 'file') return file(preferred);
+  let names: string[];
+  try {
+    names = (await readdir(packageDir)).filter((name) => name.endsWith('.py')).sort();
+  } catch {
+    return undefined;
+  }
+  for (const name of names) {
+    const candidate = path.join(packageDir, name);
+    try {
+      if ((await readFile(candidate, 'utf8')).includes('CrewBase')) return file(candidate);
+    } catch {
+      // Unreadable: not a crew file crewd can use.
+    }
+  }
+  return undefined;
 }
 
 async function findConfigDir(root: string): Promise<string> {

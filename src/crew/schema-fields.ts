@@ -36,3 +36,15 @@ export function names() {
     .array(z.string({ error: 'must be a name (a string)' }), { error: 'must be a list of names' })
     .nullish();
 }
+
+/** An optional JSON Schema object, as `output_json` takes it. */
+export function jsonSchemaObject() {
+  return z.record(z.string(), z.unknown(), { error: 'must be a JSON Schema object' }).nullish();
+}
+
+/** Literal tool constructor arguments read from crew.py, by tool name. */
+export function toolArguments() {
+  return z
+    .record(z.string(), z.record(z.string(), z.unknown()), { error: 'must map tool names to arguments' })
+    .nullish();
+}
