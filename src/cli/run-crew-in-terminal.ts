@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { checkInputs } from '../crew/placeholders.ts';
 import { loadCrew } from '../crew/load-crew.ts';
+import { withProjectEnv } from '../crew/project-env.ts';
 import type { CrewDefinition, CrewInputs } from '../domain/crew.ts';
 import { CrewdError, MissingInputsError } from '../domain/errors.ts';
 import type { TokenUsage } from '../domain/usage.ts';
@@ -31,11 +32,12 @@ export async function runCrewInTerminal(
   options: RunOptions,
   context: CliContext,
 ): Promise<void> {
-  const { env, stderr, stdout } = context;
+  const { stderr, stdout } = context;
+  const env = await withProjectEnv(crewDir, context.env);
   const inputs = parseJsonObject(options.inputs, '--inputs');
   // Read up front, so a wrong path fails before any model is paid for.
   const scripted = options.feedbackFile === undefined ? undefined : await readLines(options.feedbackFile);
-  const loaded = await loadCrew(crewDir, { warn: (message) => stderr.write(`warning: ${message}\n`) });
+  const loaded = await loadCrew(crewDir, { warn: (message) => stderr.write(`warning: ${message}\n`), env });
   checkRunInputs(loaded, inputs);
   const crew = options.model === undefined ? loaded : withModel(loaded, options.model);
   const models = createModelResolver({ env, baseDir: crewDir, recordFile: options.record });

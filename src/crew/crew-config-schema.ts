@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { optionalText } from './schema-fields.ts';
+import { flag, optionalText } from './schema-fields.ts';
 
 /** crew.yaml: optional settings for the whole crew. */
 export const crewConfigSchema = z.object({
@@ -9,6 +9,8 @@ export const crewConfigSchema = z.object({
     .nullish(),
   manager_llm: optionalText(),
   llm: optionalText(),
+  /** crewAI's log switch; crewd's own logs do not depend on it. */
+  verbose: flag(),
 });
 
 export type CrewConfig = z.infer<typeof crewConfigSchema>;

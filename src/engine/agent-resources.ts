@@ -20,7 +20,7 @@ export function agentModelId(
 
 /** The tools an agent may call on a task: the task's own list when given, else the agent's. */
 export function agentTools(
-  request: Pick<RunCrewRequest, 'tools'>,
+  request: Pick<RunCrewRequest, 'tools'> & { readonly crew?: Pick<RunCrewRequest['crew'], 'toolOrigins'> },
   agent: AgentDefinition,
   task: TaskDefinition,
 ): Tool[] {
@@ -28,9 +28,13 @@ export function agentTools(
   return [...new Set(names)].map((name) => {
     const tool = request.tools.get(name);
     if (tool === undefined) {
+      const origin = request.crew?.toolOrigins?.[name];
+      // A custom Python tool cannot run here; a TypeScript tool of the same name stands in for it.
+      const hint =
+        origin === undefined ? '' : ` (custom Python tool ${name} at ${origin}: add tools/${name}.ts)`;
       throw new CrewdError(
         'CONFIG_INVALID',
-        `Agent '${agent.name}' uses tool '${name}', which is not available`,
+        `Agent '${agent.name}' uses tool '${name}', which is not available${hint}`,
       );
     }
     return tool;

@@ -1,0 +1,60 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeOpenAI, type FakeOpenAIServer } from '../support/fake-openai-server.ts';
+import { userText } from '../support/model-requests.ts';
+import { repoRoot, runCrewd } from './crewd-command.ts';
+
+const project = (name: string): string => join(repoRoot, 'test/fixtures/crewai-projects', name);
+
+let model: FakeOpenAIServer;
+
+beforeAll(async () => {
+  model = await startFakeOpenAI({
+    respond: (request) => {
+      const text = userText(request);
+      if (text.includes('Conduct a thorough research')) return { content: '- Point one\n- Point two' };
+      return { content: `# Report\n\nAbout ${/about (\S+)/.exec(text)?.[1] ?? 'the topic'}.` };
+    },
+  });
+});
+
+afterAll(async () => {
+  await model.close();
+});
+
+describe('crewAI projects in the terminal', () => {
+  it("runs crewAI's project template from its root, with the model and key from the project's .env", async () => {
+    const before = model.requests.length;
+
+    const result = await runCrewd(
+      ['run', project('latest_ai_development'), '--inputs', '{"topic": "AI LLMs", "current_year": "2026"}'],
+      { env: { OPENAI_BASE_URL: model.url } },
+    );
+
+    expect(result.stderr).not.toMatch(/^crewd:/m);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('# Report');
+    const requests = model.requests.slice(before);
+    expect(requests.map((request) => request.body.model)).toEqual(['gpt-4o-mini', 'gpt-4o-mini']);
+    expect(requests.map((request) => request.headers.authorization)).toEqual([
+      'Bearer sk-from-dotenv-file',
+      'Bearer sk-from-dotenv-file',
+    ]);
+    expect(userText(requests[0]!)).toContain('Conduct a thorough research about AI LLMs');
+  });
+
+  it('lets a variable of the real environment win over the same one in .env', async () => {
+    const before = model.requests.length;
+
+    const result = await runCrewd(
+      ['run', project('latest_ai_development'), '--inputs', '{"topic": "AI LLMs", "current_year": "2026"}'],
+      { env: { OPENAI_BASE_URL: model.url, OPENAI_API_KEY: 'sk-from-real-environment' } },
+    );
+
+    expect(result.code).toBe(0);
+    const requests = model.requests.slice(before);
+    expect(requests.length).toBe(2);
+    for (const request of requests)
+      expect(request.headers.authorization).toBe('Bearer sk-from-real-environment');
+  });
+});
