@@ -4,6 +4,8 @@ import { CrewdError } from './domain/errors.ts';
 /** Settings of `crewd serve`, from flags and environment variables (flags win). */
 export interface ServeConfig {
   readonly crewDir: string;
+  /** Which crew of a project holding several (`--crew`). */
+  readonly crewName?: string;
   readonly host: string;
   readonly port: number;
   /** A file path (SQLite) or a postgres:// URL. */
@@ -25,6 +27,7 @@ export interface ServeConfig {
 }
 
 export interface ServeFlags {
+  readonly crew?: string;
   readonly port?: string;
   readonly host?: string;
   readonly database?: string;
@@ -99,6 +102,7 @@ export function readServeConfig(
   return {
     ...rest,
     crewDir,
+    ...(flags.crew === undefined ? {} : { crewName: flags.crew }),
     webhookAllowPrivate: webhookAllowPrivate === '1' || webhookAllowPrivate === 'true',
   };
 }

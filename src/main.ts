@@ -37,7 +37,11 @@ export interface StartOptions {
 export async function startServer(config: ServeConfig, options: StartOptions): Promise<RunningServer> {
   const logger = options.logger ?? pino({ level: options.env.LOG_LEVEL ?? 'info' });
   const clock = (): Date => new Date();
-  const crew = await loadCrew(config.crewDir, { warn: (message) => logger.warn(message), env: options.env });
+  const crew = await loadCrew(config.crewDir, {
+    warn: (message) => logger.warn(message),
+    env: options.env,
+    ...(config.crewName === undefined ? {} : { crew: config.crewName }),
+  });
   const models = createModelResolver({ env: options.env, baseDir: config.crewDir });
   const tools = builtinTools();
   checkCrew(crew, { models, tools, defaultModel: config.defaultModel });

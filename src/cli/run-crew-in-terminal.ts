@@ -17,6 +17,7 @@ import { createRunProgress } from './run-progress.ts';
 import { runToCompletion } from './run-to-completion.ts';
 
 export interface RunOptions {
+  readonly crew?: string;
   readonly inputs: string;
   readonly model?: string;
   readonly record?: string;
@@ -37,7 +38,11 @@ export async function runCrewInTerminal(
   const inputs = parseJsonObject(options.inputs, '--inputs');
   // Read up front, so a wrong path fails before any model is paid for.
   const scripted = options.feedbackFile === undefined ? undefined : await readLines(options.feedbackFile);
-  const loaded = await loadCrew(crewDir, { warn: (message) => stderr.write(`warning: ${message}\n`), env });
+  const loaded = await loadCrew(crewDir, {
+    warn: (message) => stderr.write(`warning: ${message}\n`),
+    env,
+    ...(options.crew === undefined ? {} : { crew: options.crew }),
+  });
   checkRunInputs(loaded, inputs);
   const crew = options.model === undefined ? loaded : withModel(loaded, options.model);
   const models = createModelResolver({ env, baseDir: crewDir, recordFile: options.record });

@@ -37,7 +37,8 @@ const cases: readonly (readonly [string, Case])[] = [
     {
       fixture: 'no-crew-files',
       file: 'agents.yaml',
-      message: 'agents.yaml: file not found (looked in ., config/ and src/<package>/config/)',
+      message:
+        'agents.yaml: file not found (looked in ., config/, src/<package>/config/ and src/<package>/crews/<crew>/config/)',
     },
   ],
   [
@@ -187,7 +188,7 @@ const cases: readonly (readonly [string, Case])[] = [
     {
       fixture: 'ambiguous-project',
       file: 'src',
-      message: 'src: holds several crewAI packages (first_crew, second_crew); point crewd at one of them',
+      message: 'src: holds several crews (first_crew, second_crew); choose one with --crew <name>',
     },
   ],
 ];

@@ -27,6 +27,8 @@ export interface LoadCrewOptions {
    * expression crew.py computes at run time, ...). Defaults to `warn`.
    */
   readonly drop?: Warn;
+  /** Which crew of a project holding several (a Flow's `crews/<name>/`, or a package under `src/`). */
+  readonly crew?: string;
   /** What `os.getenv(...)` in crew.py reads; none by default. */
   readonly env?: Readonly<Record<string, string | undefined>>;
 }
@@ -39,7 +41,7 @@ const defaultMaxIter = 20;
  * Throws a CrewLoadError naming the file, key and line of the first problem found.
  */
 export async function loadCrew(dir: string, options: LoadCrewOptions): Promise<CrewDefinition> {
-  const files = await locateCrewFiles(dir);
+  const files = await locateCrewFiles(dir, options.crew);
 
   const drop = options.drop ?? options.warn;
   let crewYaml = files.crew === undefined ? undefined : await readYamlFile(files.crew.path, files.crew.name);
@@ -88,7 +90,7 @@ export async function loadCrew(dir: string, options: LoadCrewOptions): Promise<C
   const tasks = Array.from(taskEntries, ([name, entry]) => toTask(name, entry));
 
   return {
-    name: config.name ?? path.basename(files.root),
+    name: config.name ?? options.crew ?? path.basename(files.root),
     process: config.process ?? 'sequential',
     ...(config.llm == null ? {} : { llm: config.llm }),
     ...(config.manager_llm == null ? {} : { managerLlm: config.manager_llm }),

@@ -13,6 +13,8 @@ beforeAll(async () => {
     respond: (request) => {
       const text = userText(request);
       if (text.includes('Conduct a thorough research')) return { content: '- Point one\n- Point two' };
+      if (text.includes('Critique this poem'))
+        return { content: 'The rhyme works. The metre limps. Keep going.' };
       return { content: `# Report\n\nAbout ${/about (\S+)/.exec(text)?.[1] ?? 'the topic'}.` };
     },
   });
@@ -56,5 +58,45 @@ describe('crewAI projects in the terminal', () => {
     expect(requests.length).toBe(2);
     for (const request of requests)
       expect(request.headers.authorization).toBe('Bearer sk-from-real-environment');
+  });
+});
+
+describe('crews inside a crewAI Flow project', () => {
+  it('refuses to guess when the project holds several crews, and lists them', async () => {
+    const result = await runCrewd(['run', project('poem_flow'), '--inputs', '{}'], {
+      env: { OPENAI_BASE_URL: model.url, OPENAI_API_KEY: 'sk-test' },
+    });
+
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      'crewd: src: holds several crews (critic_crew, poem_crew); choose one with --crew <name>\n',
+    );
+  });
+
+  it('runs the crew --crew names, with the agent its crew.py assigns to the task', async () => {
+    const before = model.requests.length;
+
+    const result = await runCrewd(
+      ['run', project('poem_flow'), '--crew', 'critic_crew', '--inputs', '{"poem": "Roses are red."}'],
+      { env: { OPENAI_BASE_URL: model.url, OPENAI_API_KEY: 'sk-test' } },
+    );
+
+    expect(result.stderr).not.toMatch(/^crewd:/m);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('The metre limps.');
+    const requests = model.requests.slice(before);
+    expect(requests.map((request) => request.body.model)).toEqual(['gpt-4o']);
+    expect(userText(requests[0]!)).toContain('Roses are red.');
+  });
+
+  it('names the crews there are when --crew names none of them', async () => {
+    const result = await runCrewd(['run', project('poem_flow'), '--crew', 'haiku_crew'], {
+      env: { OPENAI_BASE_URL: model.url, OPENAI_API_KEY: 'sk-test' },
+    });
+
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      'crewd: src: holds no crew named "haiku_crew"; its crews are critic_crew, poem_crew\n',
+    );
   });
 });
