@@ -7,6 +7,7 @@ import type { AgentEntry } from './agent-schema.ts';
 import { checkTaskReferences } from './check-task-references.ts';
 import { crewConfigSchema } from './crew-config-schema.ts';
 import type { CrewConfig } from './crew-config-schema.ts';
+import { findJsoncCrew, loadJsoncCrew } from './load-jsonc-crew.ts';
 import { locateCrewFiles } from './locate-crew-files.ts';
 import { requiredInputs } from './placeholders.ts';
 import { taskSchema } from './task-schema.ts';
@@ -41,6 +42,11 @@ const defaultMaxIter = 20;
  * Throws a CrewLoadError naming the file, key and line of the first problem found.
  */
 export async function loadCrew(dir: string, options: LoadCrewOptions): Promise<CrewDefinition> {
+  const jsoncCrew = options.crew === undefined ? await findJsoncCrew(path.resolve(dir)) : undefined;
+  if (jsoncCrew !== undefined) {
+    const entries = await loadJsoncCrew(jsoncCrew, options.warn);
+    return assembleCrew(path.basename(path.dirname(jsoncCrew)), entries);
+  }
   const files = await locateCrewFiles(dir, options.crew);
 
   const drop = options.drop ?? options.warn;
@@ -85,20 +91,36 @@ export async function loadCrew(dir: string, options: LoadCrewOptions): Promise<C
   const taskEntries = validateEntries(tasksYaml, taskSchema, 'tasks', options.warn);
   checkTaskReferences(tasksYaml, taskEntries, new Set(agentEntries.keys()), files.agents.name);
 
-  const agents = new Map<string, AgentDefinition>();
-  for (const [name, entry] of agentEntries) agents.set(name, toAgent(name, entry));
-  const tasks = Array.from(taskEntries, ([name, entry]) => toTask(name, entry));
+  return assembleCrew(options.crew ?? path.basename(files.root), {
+    config,
+    agents: agentEntries,
+    tasks: taskEntries,
+    toolOrigins: reading?.toolOrigins ?? {},
+  });
+}
 
+/** The crew from validated entries, with every default applied; `fallbackName` when the config names none. */
+function assembleCrew(
+  fallbackName: string,
+  entries: {
+    config: CrewConfig;
+    agents: ReadonlyMap<string, AgentEntry>;
+    tasks: ReadonlyMap<string, TaskEntry>;
+    toolOrigins: Readonly<Record<string, string>>;
+  },
+): CrewDefinition {
+  const { config } = entries;
+  const agents = new Map<string, AgentDefinition>();
+  for (const [name, entry] of entries.agents) agents.set(name, toAgent(name, entry));
+  const tasks = Array.from(entries.tasks, ([name, entry]) => toTask(name, entry));
   return {
-    name: config.name ?? options.crew ?? path.basename(files.root),
+    name: config.name ?? fallbackName,
     process: config.process ?? 'sequential',
     ...(config.llm == null ? {} : { llm: config.llm }),
     ...(config.manager_llm == null ? {} : { managerLlm: config.manager_llm }),
     agents,
     tasks,
-    ...(reading === undefined || Object.keys(reading.toolOrigins).length === 0
-      ? {}
-      : { toolOrigins: reading.toolOrigins }),
+    ...(Object.keys(entries.toolOrigins).length === 0 ? {} : { toolOrigins: entries.toolOrigins }),
     requiredInputs: requiredInputs(agents.values(), tasks),
   };
 }

@@ -13,6 +13,7 @@ beforeAll(async () => {
     respond: (request) => {
       const text = userText(request);
       if (text.includes('Conduct a thorough research')) return { content: '- Point one\n- Point two' };
+      if (text.includes('worth seeing in Lyon')) return { content: '1. Fourvière\n2. Traboules\n3. Halles' };
       if (text.includes('Critique this poem'))
         return { content: 'The rhyme works. The metre limps. Keep going.' };
       return { content: `# Report\n\nAbout ${/about (\S+)/.exec(text)?.[1] ?? 'the topic'}.` };
@@ -98,5 +99,23 @@ describe('crews inside a crewAI Flow project', () => {
     expect(result.stderr).toBe(
       'crewd: src: holds no crew named "haiku_crew"; its crews are critic_crew, poem_crew\n',
     );
+  });
+});
+
+describe('a JSONC crew (crewAI 1.15 and later)', () => {
+  it('runs crew.jsonc with its agents/*.jsonc, each agent with its own model', async () => {
+    const before = model.requests.length;
+
+    const result = await runCrewd(
+      ['run', project('trip_planner_jsonc'), '--inputs', '{"city": "Lyon", "month": "May"}'],
+      { env: { OPENAI_BASE_URL: model.url } },
+    );
+
+    expect(result.stderr).not.toMatch(/^crewd:/m);
+    expect(result.code).toBe(0);
+    const requests = model.requests.slice(before);
+    expect(requests.map((request) => request.body.model)).toEqual(['gpt-4o-mini', 'gpt-4o']);
+    expect(requests[0]!.headers.authorization).toBe('Bearer sk-jsonc-project');
+    expect(userText(requests[1]!)).toContain('Fourvière');
   });
 });
