@@ -9,6 +9,7 @@ import { crewConfigSchema } from './crew-config-schema.ts';
 import type { CrewConfig } from './crew-config-schema.ts';
 import { findJsoncCrew, loadJsoncCrew } from './load-jsonc-crew.ts';
 import { locateCrewFiles } from './locate-crew-files.ts';
+import { unhonouredAgentKeys, unhonouredCrewKeys, unhonouredTaskKeys } from './unhonoured-keys.ts';
 import { requiredInputs } from './placeholders.ts';
 import { taskSchema } from './task-schema.ts';
 import type { TaskEntry } from './task-schema.ts';
@@ -44,7 +45,7 @@ const defaultMaxIter = 20;
 export async function loadCrew(dir: string, options: LoadCrewOptions): Promise<CrewDefinition> {
   const jsoncCrew = options.crew === undefined ? await findJsoncCrew(path.resolve(dir)) : undefined;
   if (jsoncCrew !== undefined) {
-    const entries = await loadJsoncCrew(jsoncCrew, options.warn);
+    const entries = await loadJsoncCrew(jsoncCrew, options.warn, options.drop ?? options.warn);
     return assembleCrew(path.basename(path.dirname(jsoncCrew)), entries);
   }
   const files = await locateCrewFiles(dir, options.crew);
@@ -84,11 +85,20 @@ export async function loadCrew(dir: string, options: LoadCrewOptions): Promise<C
   let config: CrewConfig = {};
   if (crewYaml !== undefined) {
     // An empty crew.yaml is as good as none.
-    config = validateObject(crewYaml, [], crewYaml.data ?? {}, crewConfigSchema, options.warn);
+    config = validateObject(crewYaml, [], crewYaml.data ?? {}, crewConfigSchema, options.warn, {
+      keys: unhonouredCrewKeys,
+      report: drop,
+    });
   }
 
-  const agentEntries = validateEntries(agentsYaml, agentSchema, 'agents', options.warn);
-  const taskEntries = validateEntries(tasksYaml, taskSchema, 'tasks', options.warn);
+  const agentEntries = validateEntries(agentsYaml, agentSchema, 'agents', options.warn, {
+    keys: unhonouredAgentKeys,
+    report: drop,
+  });
+  const taskEntries = validateEntries(tasksYaml, taskSchema, 'tasks', options.warn, {
+    keys: unhonouredTaskKeys,
+    report: drop,
+  });
   checkTaskReferences(tasksYaml, taskEntries, new Set(agentEntries.keys()), files.agents.name);
 
   return assembleCrew(options.crew ?? path.basename(files.root), {

@@ -11,6 +11,7 @@ import { taskSchema } from './task-schema.ts';
 import type { TaskEntry } from './task-schema.ts';
 import { validateObject } from './validate-yaml.ts';
 import type { Warn } from './validate-yaml.ts';
+import { unhonouredAgentKeys, unhonouredCrewKeys, unhonouredTaskKeys } from './unhonoured-keys.ts';
 import type { YamlFile } from './yaml-file.ts';
 
 /** A JSONC crew's entries, validated by the same schemas as the YAML's. */
@@ -43,21 +44,24 @@ const structuralCrewKeys = new Set(['agents', 'tasks', 'inputs']);
  * `agents/<name>.jsonc` (or `.json`) whose `settings` object holds further agent keys, and holds the tasks
  * inline as a list, each with a `name`.
  */
-export async function loadJsoncCrew(crewPath: string, warn: Warn): Promise<JsoncCrewEntries> {
+export async function loadJsoncCrew(crewPath: string, warn: Warn, drop: Warn): Promise<JsoncCrewEntries> {
   const root = path.dirname(crewPath);
   const crewFile = await readJsoncFile(crewPath, path.basename(crewPath));
   const definition = crewFile.data;
   if (!isMapping(definition)) throw new CrewLoadError(crewFile.file, 'must be a JSON object', { line: 1 });
 
   if (isMapping(definition.inputs) && Object.keys(definition.inputs).length > 0) {
-    warn(
+    drop(
       `${crewFile.file} (inputs): crewd does not do default inputs yet: every input must be given at kickoff`,
     );
   }
   const crewData = Object.fromEntries(
     Object.entries(definition).filter(([key]) => !structuralCrewKeys.has(key)),
   );
-  const config = validateObject(crewFile, [], crewData, crewConfigSchema, warn);
+  const config = validateObject(crewFile, [], crewData, crewConfigSchema, warn, {
+    keys: unhonouredCrewKeys,
+    report: drop,
+  });
   const toolOrigins: Record<string, string> = {};
 
   const agentNames = definition.agents;
@@ -96,7 +100,10 @@ export async function loadJsoncCrew(crewPath: string, warn: Warn): Promise<Jsonc
           ? file.lineOf(['settings', ...keyPath])
           : file.lineOf(keyPath),
     };
-    const entry = validateObject(lookup, [], flattened, agentSchema, warn);
+    const entry = validateObject(lookup, [], flattened, agentSchema, warn, {
+      keys: unhonouredAgentKeys,
+      report: drop,
+    });
     agents.set(name, {
       ...entry,
       ...(entry.tools == null ? {} : { tools: customTools(entry.tools, toolOrigins) }),
@@ -133,7 +140,10 @@ export async function loadJsoncCrew(crewPath: string, warn: Warn): Promise<Jsonc
     const fields: unknown = isMapping(task)
       ? Object.fromEntries(Object.entries(task).filter(([key]) => key !== 'name'))
       : task;
-    const entry = validateObject(tasksFile, [name], fields, taskSchema, warn);
+    const entry = validateObject(tasksFile, [name], fields, taskSchema, warn, {
+      keys: unhonouredTaskKeys,
+      report: drop,
+    });
     tasks.set(name, {
       ...entry,
       ...(entry.tools == null ? {} : { tools: customTools(entry.tools, toolOrigins) }),
