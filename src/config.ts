@@ -6,6 +6,8 @@ export interface ServeConfig {
   readonly crewDir: string;
   /** Which crew of a project holding several (`--crew`). */
   readonly crewName?: string;
+  /** Serve a crew even when parts of it are not honoured (`--allow-partial`). */
+  readonly allowPartial?: boolean;
   readonly host: string;
   readonly port: number;
   /** A file path (SQLite) or a postgres:// URL. */
@@ -28,6 +30,7 @@ export interface ServeConfig {
 
 export interface ServeFlags {
   readonly crew?: string;
+  readonly allowPartial?: boolean;
   readonly port?: string;
   readonly host?: string;
   readonly database?: string;
@@ -103,6 +106,7 @@ export function readServeConfig(
     ...rest,
     crewDir,
     ...(flags.crew === undefined ? {} : { crewName: flags.crew }),
+    ...(flags.allowPartial === true ? { allowPartial: true } : {}),
     webhookAllowPrivate: webhookAllowPrivate === '1' || webhookAllowPrivate === 'true',
   };
 }

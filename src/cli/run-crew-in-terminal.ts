@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { checkInputs } from '../crew/placeholders.ts';
 import { loadCrew } from '../crew/load-crew.ts';
 import { withProjectEnv } from '../crew/project-env.ts';
+import { refusePartialCrew } from '../crew/refuse-partial-crew.ts';
 import type { CrewDefinition, CrewInputs } from '../domain/crew.ts';
 import { CrewdError, MissingInputsError } from '../domain/errors.ts';
 import type { TokenUsage } from '../domain/usage.ts';
@@ -18,6 +19,7 @@ import { runToCompletion } from './run-to-completion.ts';
 
 export interface RunOptions {
   readonly crew?: string;
+  readonly allowPartial?: boolean;
   readonly inputs: string;
   readonly model?: string;
   readonly record?: string;
@@ -38,11 +40,20 @@ export async function runCrewInTerminal(
   const inputs = parseJsonObject(options.inputs, '--inputs');
   // Read up front, so a wrong path fails before any model is paid for.
   const scripted = options.feedbackFile === undefined ? undefined : await readLines(options.feedbackFile);
+  const warn = (message: string): void => {
+    stderr.write(`warning: ${message}\n`);
+  };
+  const dropped: string[] = [];
   const loaded = await loadCrew(crewDir, {
-    warn: (message) => stderr.write(`warning: ${message}\n`),
+    warn,
+    drop: (message) => {
+      dropped.push(message);
+      warn(message);
+    },
     env,
     ...(options.crew === undefined ? {} : { crew: options.crew }),
   });
+  refusePartialCrew(dropped, options.allowPartial ?? false);
   checkRunInputs(loaded, inputs);
   const crew = options.model === undefined ? loaded : withModel(loaded, options.model);
   const models = createModelResolver({ env, baseDir: crewDir, recordFile: options.record });

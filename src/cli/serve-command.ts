@@ -15,6 +15,7 @@ export function registerServeCommand(program: Command, context: CliContext): voi
     .description('serve a crew over HTTP')
     .argument('<crew-dir>', 'crew directory (agents.yaml, tasks.yaml) or crewAI project root')
     .option('--crew <name>', "which crew of a project holding several (a Flow's crews/<name>)")
+    .option('--allow-partial', 'serve even when parts of the crew are not honoured (see `crewd check`)')
     .option('--port <port>', 'port to listen on (default: PORT or 8000)')
     .option('--host <host>', 'address to listen on (default: HOST or 127.0.0.1)')
     .option(
@@ -31,7 +32,10 @@ export function registerServeCommand(program: Command, context: CliContext): voi
       const { startServer } = await import('../main.ts');
       let server: RunningServer;
       try {
-        server = await startServer(config, { env });
+        server = await startServer(config, {
+          env,
+          warn: (message) => context.stderr.write(`warning: ${message}\n`),
+        });
       } catch (error) {
         throw explainFailure(error, {
           database: config.database,

@@ -91,6 +91,7 @@ export async function loadCrew(dir: string, options: LoadCrewOptions): Promise<C
     });
   }
 
+  if (config.process === 'hierarchical') refuseManagedTasks(tasksYaml);
   const agentEntries = validateEntries(agentsYaml, agentSchema, 'agents', options.warn, {
     keys: unhonouredAgentKeys,
     report: drop,
@@ -176,6 +177,22 @@ async function resolveOutputClasses(
     }
   }
   return { ...tasksYaml, data };
+}
+
+/**
+ * In a hierarchical crewAI crew a task may leave its agent to the manager. crewd does not run that process yet,
+ * so such a task is refused with what it needs, rather than with a bare "agent is required".
+ */
+function refuseManagedTasks(tasksYaml: YamlFile): void {
+  if (!isMapping(tasksYaml.data)) return;
+  for (const [name, entry] of Object.entries(tasksYaml.data)) {
+    if (!isMapping(entry) || entry.agent != null) continue;
+    throw new CrewLoadError(
+      tasksYaml.file,
+      'has no agent, for the manager of a hierarchical crew to choose; crewd does not do the hierarchical process yet: give the task an agent and use process: sequential',
+      locate(tasksYaml, [name]),
+    );
+  }
 }
 
 function isMapping(value: unknown): value is Record<string, unknown> {
