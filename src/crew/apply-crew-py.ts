@@ -26,16 +26,21 @@ export function applyCrewPy(raw: RawCrewConfig, reading: CrewPyReading, warn: Wa
 
   const taskData = mapping(raw.tasks.data);
   let tasks = overlay(raw.tasks, taskData, reading.tasks);
-  if (reading.tasks.length > 0) {
-    const used = new Set(reading.tasks.map((task) => task.name));
+  const { agents: _agents, tasks: listedTasks, ...crewArguments } = reading.crew;
+  // `Crew(tasks=[self.a(), self.b()])` picks and orders the tasks; `self.tasks` is every @task method in order.
+  const taskOrder = Array.isArray(listedTasks)
+    ? listedTasks.filter((name): name is string => typeof name === 'string')
+    : reading.tasks.map((task) => task.name);
+  if (taskOrder.length > 0) {
+    const used = new Set(taskOrder);
     for (const name of tasks.keys) {
       if (!used.has(name)) {
         warn(
-          `${raw.tasks.file} (${name}): no @task method of ${reading.file} reads this task, so it is not part of the crew (as in crewAI)`,
+          `${raw.tasks.file} (${name}): ${reading.file} does not put this task in the crew, so it does not run (as in crewAI)`,
         );
       }
     }
-    const keys = tasks.keys.filter((name) => used.has(name));
+    const keys = taskOrder.filter((name) => tasks.keys.includes(name));
     const data = Object.fromEntries(keys.map((name) => [name, tasks.data[name] ?? {}]));
     tasks = { ...tasks, keys, data };
   }
@@ -45,7 +50,7 @@ export function applyCrewPy(raw: RawCrewConfig, reading: CrewPyReading, warn: Wa
     if (typeof agent === 'string') entry.agent = agentsByMethod.get(agent) ?? agent;
   }
 
-  return { agents, tasks, crew: { ...raw.crew, ...reading.crew } };
+  return { agents, tasks, crew: { ...raw.crew, ...crewArguments } };
 }
 
 type Entries = Record<string, Record<string, unknown>>;
