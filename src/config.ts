@@ -4,6 +4,10 @@ import { CrewdError } from './domain/errors.ts';
 /** Settings of `crewd serve`, from flags and environment variables (flags win). */
 export interface ServeConfig {
   readonly crewDir: string;
+  /** Which crew of a project holding several (`--crew`). */
+  readonly crewName?: string;
+  /** Serve a crew even when parts of it are not honoured (`--allow-partial`). */
+  readonly allowPartial?: boolean;
   readonly host: string;
   readonly port: number;
   /** A file path (SQLite) or a postgres:// URL. */
@@ -25,6 +29,8 @@ export interface ServeConfig {
 }
 
 export interface ServeFlags {
+  readonly crew?: string;
+  readonly allowPartial?: boolean;
   readonly port?: string;
   readonly host?: string;
   readonly database?: string;
@@ -100,6 +106,8 @@ export function readServeConfig(
   return {
     ...rest,
     crewDir,
+    ...(flags.crew === undefined ? {} : { crewName: flags.crew }),
+    ...(flags.allowPartial === true ? { allowPartial: true } : {}),
     webhookAllowPrivate: webhookAllowPrivate === '1' || webhookAllowPrivate === 'true',
   };
 }

@@ -3,6 +3,7 @@ import { pino, type Logger } from 'pino';
 import { buildServer } from './api/build-server.ts';
 import type { ServeConfig } from './config.ts';
 import { loadCrew } from './crew/load-crew.ts';
+import { refusePartialCrew } from './crew/refuse-partial-crew.ts';
 import { checkCrew } from './engine/check-crew.ts';
 import type { Execution } from './domain/execution.ts';
 import { createModelResolver } from './llm/resolve-model.ts';
@@ -32,13 +33,26 @@ export interface RunningServer {
 export interface StartOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly logger?: Logger;
+  /** Receives the crew loader's warnings as lines for a person; by default they go to the logger. */
+  readonly warn?: (message: string) => void;
 }
 
 /** The composition root: the one place that picks concrete adapters and wires them together. */
 export async function startServer(config: ServeConfig, options: StartOptions): Promise<RunningServer> {
   const logger = options.logger ?? pino({ level: options.env.LOG_LEVEL ?? 'info' });
   const clock = (): Date => new Date();
-  const crew = await loadCrew(config.crewDir, { warn: (message) => logger.warn(message) });
+  const warn = options.warn ?? ((message: string) => logger.warn(message));
+  const dropped: string[] = [];
+  const crew = await loadCrew(config.crewDir, {
+    warn,
+    drop: (message) => {
+      dropped.push(message);
+      warn(message);
+    },
+    env: options.env,
+    ...(config.crewName === undefined ? {} : { crew: config.crewName }),
+  });
+  refusePartialCrew(dropped, config.allowPartial ?? false);
   const models = createModelResolver({ env: options.env, baseDir: config.crewDir });
   const tools = await openCrewTools(crew, {
     crewDir: config.crewDir,

@@ -1,5 +1,6 @@
 import { Command, CommanderError } from 'commander';
 import type { CliContext } from './cli-context.ts';
+import { registerCheckCommand } from './check-command.ts';
 import { registerClientCommands } from './client-commands.ts';
 import { describeError } from './describe-error.ts';
 import { registerRunCommand } from './run-command.ts';
@@ -19,6 +20,7 @@ async function main(context: CliContext, argv: readonly string[]): Promise<numbe
     });
   registerServeCommand(program, context);
   registerRunCommand(program, context);
+  registerCheckCommand(program, context);
   registerTokensCommand(program, context);
   registerClientCommands(program, context);
   try {

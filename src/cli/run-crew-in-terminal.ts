@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { checkInputs } from '../crew/placeholders.ts';
 import { loadCrew } from '../crew/load-crew.ts';
+import { withProjectEnv } from '../crew/project-env.ts';
+import { refusePartialCrew } from '../crew/refuse-partial-crew.ts';
 import type { CrewDefinition, CrewInputs } from '../domain/crew.ts';
 import { CrewdError, MissingInputsError } from '../domain/errors.ts';
 import type { TokenUsage } from '../domain/usage.ts';
@@ -22,6 +24,8 @@ import { createRunProgress } from './run-progress.ts';
 import { runToCompletion } from './run-to-completion.ts';
 
 export interface RunOptions {
+  readonly crew?: string;
+  readonly allowPartial?: boolean;
   readonly inputs: string;
   readonly model?: string;
   readonly record?: string;
@@ -37,11 +41,25 @@ export async function runCrewInTerminal(
   options: RunOptions,
   context: CliContext,
 ): Promise<void> {
-  const { env, stderr } = context;
+  const { stderr } = context;
+  const env = await withProjectEnv(crewDir, context.env);
   const inputs = parseJsonObject(options.inputs, '--inputs');
   // Read up front, so a wrong path fails before any model is paid for.
   const scripted = options.feedbackFile === undefined ? undefined : await readLines(options.feedbackFile);
-  const loaded = await loadCrew(crewDir, { warn: (message) => stderr.write(`warning: ${message}\n`) });
+  const warn = (message: string): void => {
+    stderr.write(`warning: ${message}\n`);
+  };
+  const dropped: string[] = [];
+  const loaded = await loadCrew(crewDir, {
+    warn,
+    drop: (message) => {
+      dropped.push(message);
+      warn(message);
+    },
+    env,
+    ...(options.crew === undefined ? {} : { crew: options.crew }),
+  });
+  refusePartialCrew(dropped, options.allowPartial ?? false);
   checkRunInputs(loaded, inputs);
   const crew = options.model === undefined ? loaded : withModel(loaded, options.model);
   const models = createModelResolver({ env, baseDir: crewDir, recordFile: options.record });
@@ -54,7 +72,7 @@ export async function runCrewInTerminal(
     const defaultModel = env.MODEL === '' ? undefined : env.MODEL;
     // Every agent's model names, credentials and tools are checked now rather than after the first task has started.
     checkCrew(crew, { models, tools, defaultModel });
-    await runOpenCrew(crew, inputs, { ...context, models, tools, scripted });
+    await runOpenCrew(crew, inputs, { ...context, env, models, tools, scripted });
   } finally {
     await tools.close();
   }

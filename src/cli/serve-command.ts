@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { setFlagsFromString } from 'node:v8';
 import { readServeConfig } from '../config.ts';
+import { withProjectEnv } from '../crew/project-env.ts';
 import type { ServeFlags } from '../config.ts';
 import type { RunningServer } from '../main.ts';
 import type { CliContext } from './cli-context.ts';
@@ -13,6 +14,8 @@ export function registerServeCommand(program: Command, context: CliContext): voi
     .command('serve')
     .description('serve a crew over HTTP')
     .argument('<crew-dir>', 'crew directory (agents.yaml, tasks.yaml) or crewAI project root')
+    .option('--crew <name>', "which crew of a project holding several (a Flow's crews/<name>)")
+    .option('--allow-partial', 'serve even when parts of the crew are not honoured (see `crewd check`)')
     .option('--port <port>', 'port to listen on (default: PORT or 8000)')
     .option('--host <host>', 'address to listen on (default: HOST or 127.0.0.1)')
     .option(
@@ -20,7 +23,8 @@ export function registerServeCommand(program: Command, context: CliContext): voi
       'SQLite file or postgres:// URL (default: CREWD_DATABASE_URL or ./.crewd/crewd.db)',
     )
     .action(async (crewDir: string, flags: ServeFlags) => {
-      const config = readServeConfig(crewDir, flags, context.env);
+      const env = await withProjectEnv(crewDir, context.env);
+      const config = readServeConfig(crewDir, flags, env);
       // A long-running server: read once per collection by V8, so setting it before the server starts is enough.
       const heapFlag = heapGrowthFlag(process.execArgv);
       if (heapFlag !== undefined) setFlagsFromString(heapFlag);
@@ -28,7 +32,10 @@ export function registerServeCommand(program: Command, context: CliContext): voi
       const { startServer } = await import('../main.ts');
       let server: RunningServer;
       try {
-        server = await startServer(config, { env: context.env });
+        server = await startServer(config, {
+          env,
+          warn: (message) => context.stderr.write(`warning: ${message}\n`),
+        });
       } catch (error) {
         throw explainFailure(error, {
           database: config.database,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { flag, model, names, positiveInteger, text } from './schema-fields.ts';
+import { flag, model, names, positiveInteger, text, toolArguments } from './schema-fields.ts';
 
 /** One entry of agents.yaml, as written (snake_case, crewAI's keys). */
 export const agentSchema = z.object({
@@ -11,6 +11,7 @@ export const agentSchema = z.object({
   tools: names(),
   /** MCP servers whose tools the agent gets: names from crew.yaml's `mcp_servers`, or URLs (`#tool` picks one). */
   mcps: names(),
+  tool_arguments: toolArguments(),
   max_iter: positiveInteger(),
   max_rpm: positiveInteger(),
   allow_delegation: flag(),

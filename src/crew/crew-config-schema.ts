@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { mcpServersSchema } from './mcp-server-schema.ts';
-import { model, optionalText } from './schema-fields.ts';
+import { flag, model, optionalText } from './schema-fields.ts';
 
 /** crew.yaml: optional settings for the whole crew. */
 export const crewConfigSchema = z.object({
@@ -12,6 +12,8 @@ export const crewConfigSchema = z.object({
   llm: model(),
   function_calling_llm: model(),
   mcp_servers: mcpServersSchema,
+  /** crewAI's log switch; crewd's own logs do not depend on it. */
+  verbose: flag(),
 });
 
 export type CrewConfig = z.infer<typeof crewConfigSchema>;

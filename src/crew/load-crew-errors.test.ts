@@ -37,7 +37,8 @@ const cases: readonly (readonly [string, Case])[] = [
     {
       fixture: 'no-crew-files',
       file: 'agents.yaml',
-      message: 'agents.yaml: file not found (looked in ., config/ and src/<package>/config/)',
+      message:
+        'agents.yaml: file not found (looked in ., config/, src/<package>/config/ and src/<package>/crews/<crew>/config/)',
     },
   ],
   [
@@ -92,13 +93,14 @@ const cases: readonly (readonly [string, Case])[] = [
     },
   ],
   [
-    'output_json that is not a JSON Schema object',
+    'output_json naming a class when there is no crew.py to find it in',
     {
       fixture: 'output-json-not-object',
       file: 'tasks.yaml',
       key: 'write_task.output_json',
       line: 5,
-      message: 'tasks.yaml:line 5 (write_task.output_json): must be a JSON Schema object',
+      message:
+        'tasks.yaml:line 5 (write_task.output_json): names the class "ReportModel", but the crew has no crew.py to find it in; give a JSON Schema object instead',
     },
   ],
   [
@@ -207,7 +209,7 @@ const cases: readonly (readonly [string, Case])[] = [
     {
       fixture: 'ambiguous-project',
       file: 'src',
-      message: 'src: holds several crewAI packages (first_crew, second_crew); point crewd at one of them',
+      message: 'src: holds several crews (first_crew, second_crew); choose one with --crew <name>',
     },
   ],
 ];

@@ -191,14 +191,22 @@ describe('loadCrew', () => {
     expect(warnings).toEqual(['agents.yaml:line 11 (researcher.llm.seed): unknown key, ignored']);
   });
 
-  it('warns about each unknown key with its file, key and line, then ignores it', async () => {
-    const { crew, warnings } = await load(fixture('unknown-keys'));
+  it('tells crewAI keys crewd does not act on yet from unknown keys, each with file, key and line', async () => {
+    const warnings: string[] = [];
+    const dropped: string[] = [];
+    const crew = await loadCrew(fixture('unknown-keys'), {
+      warn: (message) => warnings.push(message),
+      drop: (message) => dropped.push(message),
+    });
 
     expect(warnings).toEqual([
-      'crew.yaml:line 2 (memory): unknown key, ignored',
-      'agents.yaml:line 5 (writer.favourite_colour): unknown key, ignored',
-      'tasks.yaml:line 5 (write_task.async_execution): unknown key, ignored',
-      'tasks.yaml:line 6 (write_task.output_file): unknown key, ignored',
+      'agents.yaml:line 5 (writer.function_calling_llm): unknown key, ignored',
+      'agents.yaml:line 6 (writer.favourite_colour): unknown key, ignored',
+    ]);
+    expect(dropped).toEqual([
+      'crew.yaml:line 2 (memory): crewd does not do memory yet: agents remember nothing beyond each task and its context',
+      'tasks.yaml:line 5 (write_task.async_execution): crewd does not do async_execution yet: the task runs after the one before it, not at the same time',
+      "tasks.yaml:line 6 (write_task.output_file): crewd does not do output_file yet: the output is not written to a file; it is in the execution's result",
     ]);
     expect(crew.tasks[0]).not.toHaveProperty('output_file');
     expect(crew.agents.get('writer')).not.toHaveProperty('favourite_colour');

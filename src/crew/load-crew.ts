@@ -1,18 +1,25 @@
 import path from 'node:path';
-import type { AgentDefinition, CrewDefinition, McpServerConfig, TaskDefinition } from '../domain/crew.ts';
+import type { AgentDefinition, CrewDefinition, JsonSchema, McpServerConfig, TaskDefinition } from '../domain/crew.ts';
+import { CrewLoadError } from '../domain/errors.ts';
+import { applyCrewPy } from './apply-crew-py.ts';
 import { agentSchema } from './agent-schema.ts';
 import type { AgentEntry } from './agent-schema.ts';
 import { checkTaskReferences } from './check-task-references.ts';
 import { crewConfigSchema } from './crew-config-schema.ts';
 import type { CrewConfig } from './crew-config-schema.ts';
+import { findJsoncCrew, loadJsoncCrew } from './load-jsonc-crew.ts';
 import { locateCrewFiles } from './locate-crew-files.ts';
 import type { McpServerEntry } from './mcp-server-schema.ts';
+import { unhonouredAgentKeys, unhonouredCrewKeys, unhonouredTaskKeys } from './unhonoured-keys.ts';
 import { requiredInputs } from './placeholders.ts';
 import { taskSchema } from './task-schema.ts';
 import type { TaskEntry } from './task-schema.ts';
 import type { KeyPath } from './key-path.ts';
 import { modelKeys } from './schema-fields.ts';
-import { validateEntries, validateObject, warnUnknownKeys } from './validate-yaml.ts';
+import { SchemaProblem } from './python/pydantic-schema.ts';
+import { readCrewPy } from './python/read-crew-py.ts';
+import type { CrewPyReading } from './python/read-crew-py.ts';
+import { locate, validateEntries, validateObject, warnUnknownKeys } from './validate-yaml.ts';
 import type { Warn } from './validate-yaml.ts';
 import { readYamlFile } from './yaml-file.ts';
 import type { YamlFile } from './yaml-file.ts';
@@ -20,6 +27,15 @@ import type { YamlFile } from './yaml-file.ts';
 export interface LoadCrewOptions {
   /** Receives one message per ignored key, naming the file, the key path and the line. */
   readonly warn: Warn;
+  /**
+   * Receives one message per part of the project crewd cannot honour and leaves out (a Python callable, an
+   * expression crew.py computes at run time, ...). Defaults to `warn`.
+   */
+  readonly drop?: Warn;
+  /** Which crew of a project holding several (a Flow's `crews/<name>/`, or a package under `src/`). */
+  readonly crew?: string;
+  /** What `os.getenv(...)` in crew.py reads; none by default. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
 /** The keys that hold a model, in agents.yaml and crew.yaml. */
@@ -33,40 +49,106 @@ const defaultMaxIter = 20;
  * Throws a CrewLoadError naming the file, key and line of the first problem found.
  */
 export async function loadCrew(dir: string, options: LoadCrewOptions): Promise<CrewDefinition> {
-  const files = await locateCrewFiles(dir);
+  const jsoncCrew = options.crew === undefined ? await findJsoncCrew(path.resolve(dir)) : undefined;
+  if (jsoncCrew !== undefined) {
+    const entries = await loadJsoncCrew(jsoncCrew, options.warn, options.drop ?? options.warn);
+    return assembleCrew(path.basename(path.dirname(jsoncCrew)), { ...entries, root: path.dirname(jsoncCrew) });
+  }
+  const files = await locateCrewFiles(dir, options.crew);
+
+  const drop = options.drop ?? options.warn;
+  let crewYaml = files.crew === undefined ? undefined : await readYamlFile(files.crew.path, files.crew.name);
+  let agentsYaml = await readYamlFile(files.agents.path, files.agents.name);
+  let tasksYaml = await readYamlFile(files.tasks.path, files.tasks.name);
+
+  let reading: CrewPyReading | undefined;
+  if (files.python !== undefined) {
+    reading = await readCrewPy(files.python.path, { crewRoot: files.root, env: options.env ?? {} });
+  }
+  if (reading !== undefined) {
+    for (const message of reading.dropped) drop(message);
+    const crewData = isMapping(crewYaml?.data) ? crewYaml.data : {};
+    const applied = applyCrewPy(
+      { agents: agentsYaml, tasks: tasksYaml, crew: crewData },
+      reading,
+      options.warn,
+    );
+    agentsYaml = applied.agents;
+    tasksYaml = applied.tasks;
+    if (Object.keys(reading.crew).length > 0) {
+      // crew.yaml's lines still locate its own keys; crew.py's arguments are named by key alone.
+      const base = crewYaml;
+      crewYaml = {
+        file: base?.file ?? reading.file,
+        keys: [],
+        lineOf: (path) => base?.lineOf(path),
+        data: applied.crew,
+      };
+    }
+  }
+  tasksYaml = await resolveOutputClasses(tasksYaml, reading);
 
   let config: CrewConfig = {};
-  if (files.crew !== undefined) {
-    const crewYaml = await readYamlFile(files.crew.path, files.crew.name);
+  if (crewYaml !== undefined) {
     // An empty crew.yaml is as good as none.
-    config = validateObject(crewYaml, [], crewYaml.data ?? {}, crewConfigSchema, options.warn);
+    config = validateObject(crewYaml, [], crewYaml.data ?? {}, crewConfigSchema, options.warn, {
+      keys: unhonouredCrewKeys,
+      report: drop,
+    });
     warnUnknownModelKeys(crewYaml, [[]], options.warn);
   }
 
-  const agentsYaml = await readYamlFile(files.agents.path, files.agents.name);
-  const agentEntries = validateEntries(agentsYaml, agentSchema, 'agents', options.warn);
+  if (config.process === 'hierarchical') refuseManagedTasks(tasksYaml);
+  const agentEntries = validateEntries(agentsYaml, agentSchema, 'agents', options.warn, {
+    keys: unhonouredAgentKeys,
+    report: drop,
+  });
   warnUnknownModelKeys(
     agentsYaml,
     Array.from(agentEntries.keys(), (name) => [name]),
     options.warn,
   );
-  const tasksYaml = await readYamlFile(files.tasks.path, files.tasks.name);
-  const taskEntries = validateEntries(tasksYaml, taskSchema, 'tasks', options.warn);
+  const taskEntries = validateEntries(tasksYaml, taskSchema, 'tasks', options.warn, {
+    keys: unhonouredTaskKeys,
+    report: drop,
+  });
   checkTaskReferences(tasksYaml, taskEntries, new Set(agentEntries.keys()), files.agents.name);
 
-  const agents = new Map<string, AgentDefinition>();
-  for (const [name, entry] of agentEntries) agents.set(name, toAgent(name, entry));
-  const tasks = Array.from(taskEntries, ([name, entry]) => toTask(name, entry));
+  return assembleCrew(options.crew ?? path.basename(files.root), {
+    config,
+    agents: agentEntries,
+    tasks: taskEntries,
+    toolOrigins: reading?.toolOrigins ?? {},
+    root: files.root,
+  });
+}
 
+/** The crew from validated entries, with every default applied; `fallbackName` when the config names none. */
+function assembleCrew(
+  fallbackName: string,
+  entries: {
+    config: CrewConfig;
+    agents: ReadonlyMap<string, AgentEntry>;
+    tasks: ReadonlyMap<string, TaskEntry>;
+    toolOrigins: Readonly<Record<string, string>>;
+    /** The crew's directory: a stdio MCP server's `cwd` is relative to it. */
+    root: string;
+  },
+): CrewDefinition {
+  const { config } = entries;
+  const agents = new Map<string, AgentDefinition>();
+  for (const [name, entry] of entries.agents) agents.set(name, toAgent(name, entry));
+  const tasks = Array.from(entries.tasks, ([name, entry]) => toTask(name, entry));
   return {
-    name: config.name ?? path.basename(files.root),
+    name: config.name ?? fallbackName,
     process: config.process ?? 'sequential',
     ...(config.llm == null ? {} : { llm: config.llm }),
     ...(config.manager_llm == null ? {} : { managerLlm: config.manager_llm }),
     ...(config.function_calling_llm == null ? {} : { functionCallingLlm: config.function_calling_llm }),
-    mcpServers: toMcpServers(config.mcp_servers ?? {}, files.root),
+    mcpServers: toMcpServers(config.mcp_servers ?? {}, entries.root),
     agents,
     tasks,
+    ...(Object.keys(entries.toolOrigins).length === 0 ? {} : { toolOrigins: entries.toolOrigins }),
     requiredInputs: requiredInputs(agents.values(), tasks),
   };
 }
@@ -90,6 +172,69 @@ function valueAt(data: unknown, path: KeyPath): unknown {
   return value;
 }
 
+/**
+ * `output_json: Report` / `output_pydantic: Report` in tasks.yaml name a Pydantic class, crewAI's form; they
+ * become the class's JSON Schema, read from crew.py and the modules it imports.
+ */
+async function resolveOutputClasses(
+  tasksYaml: YamlFile,
+  reading: CrewPyReading | undefined,
+): Promise<YamlFile> {
+  if (!isMapping(tasksYaml.data)) return tasksYaml;
+  const data: Record<string, unknown> = { ...tasksYaml.data };
+  for (const [name, entry] of Object.entries(data)) {
+    if (!isMapping(entry)) continue;
+    for (const key of ['output_json', 'output_pydantic']) {
+      const className = entry[key];
+      if (typeof className !== 'string') continue;
+      const where = locate(tasksYaml, [name, key]);
+      if (reading === undefined) {
+        throw new CrewLoadError(
+          tasksYaml.file,
+          `names the class "${className}", but the crew has no crew.py to find it in; give a JSON Schema object instead`,
+          where,
+        );
+      }
+      let schema: JsonSchema | undefined;
+      try {
+        schema = await reading.modelSchema(className);
+      } catch (error) {
+        if (!(error instanceof SchemaProblem)) throw error;
+        throw new CrewLoadError(error.file, error.message, { line: error.line });
+      }
+      if (schema === undefined) {
+        throw new CrewLoadError(
+          tasksYaml.file,
+          `names the class "${className}", which ${reading.file} neither defines nor imports from the project`,
+          where,
+        );
+      }
+      data[name] = { ...entry, [key]: schema };
+    }
+  }
+  return { ...tasksYaml, data };
+}
+
+/**
+ * In a hierarchical crewAI crew a task may leave its agent to the manager. crewd does not run that process yet,
+ * so such a task is refused with what it needs, rather than with a bare "agent is required".
+ */
+function refuseManagedTasks(tasksYaml: YamlFile): void {
+  if (!isMapping(tasksYaml.data)) return;
+  for (const [name, entry] of Object.entries(tasksYaml.data)) {
+    if (!isMapping(entry) || entry.agent != null) continue;
+    throw new CrewLoadError(
+      tasksYaml.file,
+      'has no agent, for the manager of a hierarchical crew to choose; crewd does not do the hierarchical process yet: give the task an agent and use process: sequential',
+      locate(tasksYaml, [name]),
+    );
+  }
+}
+
+function isMapping(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 function toAgent(name: string, entry: AgentEntry): AgentDefinition {
   return {
     name,
@@ -100,6 +245,7 @@ function toAgent(name: string, entry: AgentEntry): AgentDefinition {
     ...(entry.function_calling_llm == null ? {} : { functionCallingLlm: entry.function_calling_llm }),
     tools: entry.tools ?? [],
     mcps: entry.mcps ?? [],
+    ...(entry.tool_arguments == null ? {} : { toolArguments: entry.tool_arguments }),
     maxIter: entry.max_iter ?? defaultMaxIter,
     ...(entry.max_rpm == null ? {} : { maxRpm: entry.max_rpm }),
     allowDelegation: entry.allow_delegation ?? false,
@@ -109,6 +255,7 @@ function toAgent(name: string, entry: AgentEntry): AgentDefinition {
 }
 
 function toTask(name: string, entry: TaskEntry): TaskDefinition {
+  const outputJson = entry.output_json ?? entry.output_pydantic;
   return {
     name,
     description: entry.description,
@@ -117,8 +264,9 @@ function toTask(name: string, entry: TaskEntry): TaskDefinition {
     // Absent context means every earlier task; `[]` means none, so the two must stay distinct.
     ...(entry.context == null ? {} : { context: [...new Set(entry.context)] }),
     humanInput: entry.human_input ?? false,
-    ...(entry.output_json == null ? {} : { outputJson: entry.output_json }),
+    ...(outputJson == null ? {} : { outputJson }),
     ...(entry.tools == null ? {} : { tools: entry.tools }),
+    ...(entry.tool_arguments == null ? {} : { toolArguments: entry.tool_arguments }),
   };
 }
 

@@ -1,4 +1,4 @@
-import { readdir, stat } from 'node:fs/promises';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { CrewLoadError } from '../domain/errors.ts';
 
@@ -14,20 +14,23 @@ export interface CrewFiles {
   readonly agents: CrewFile;
   readonly tasks: CrewFile;
   readonly crew: CrewFile | undefined;
+  /** A crewAI project's crew.py (the `@CrewBase` class), beside the `config/` folder. */
+  readonly python: CrewFile | undefined;
 }
 
 /**
  * Finds a crew's files. `dir` is either the folder holding agents.yaml and tasks.yaml, a crewAI package
- * folder (`config/agents.yaml`), or a crewAI project root (`src/<package>/config/agents.yaml`).
+ * folder (`config/agents.yaml`), or a crewAI project root (`src/<package>/config/agents.yaml`, or a Flow's
+ * `src/<package>/crews/<crew>/config/agents.yaml`). `crewName` chooses among a project's crews.
  * crew.yaml may sit in `dir` itself or beside the other two.
  */
-export async function locateCrewFiles(dir: string): Promise<CrewFiles> {
+export async function locateCrewFiles(dir: string, crewName?: string): Promise<CrewFiles> {
   const root = path.resolve(dir);
   const kind = await entryKind(root);
   if (kind === 'missing') throw new CrewLoadError(dir, 'crew directory not found');
   if (kind !== 'directory') throw new CrewLoadError(dir, 'is not a directory');
 
-  const configDir = await findConfigDir(root);
+  const configDir = await findConfigDir(root, crewName);
   const file = (absolute: string): CrewFile => ({
     path: absolute,
     name: path.relative(root, absolute).split(path.sep).join('/'),
@@ -46,28 +49,84 @@ export async function locateCrewFiles(dir: string): Promise<CrewFiles> {
       break;
     }
   }
-  return { root, agents, tasks, crew };
+  return { root, agents, tasks, crew, python: await findCrewPy(configDir, file) };
 }
 
-async function findConfigDir(root: string): Promise<string> {
-  for (const candidate of [root, path.join(root, 'config')]) {
-    if (await holdsCrewFiles(candidate)) return candidate;
+/**
+ * crew.py sits in the package folder above `config/`; crews inside a Flow name it after the crew
+ * (`crews/poem_crew/poem_crew.py`), so any Python file there with a `@CrewBase` class will do.
+ */
+async function findCrewPy(
+  configDir: string,
+  file: (absolute: string) => CrewFile,
+): Promise<CrewFile | undefined> {
+  const packageDir = path.basename(configDir) === 'config' ? path.dirname(configDir) : configDir;
+  const preferred = path.join(packageDir, 'crew.py');
+  if ((await entryKind(preferred)) === 'file') return file(preferred);
+  let names: string[];
+  try {
+    names = (await readdir(packageDir)).filter((name) => name.endsWith('.py')).sort();
+  } catch {
+    return undefined;
   }
-  const packages = await subdirectories(path.join(root, 'src'));
-  const found: string[] = [];
-  for (const name of packages) {
-    const candidate = path.join(root, 'src', name, 'config');
-    if (await holdsCrewFiles(candidate)) found.push(candidate);
+  for (const name of names) {
+    const candidate = path.join(packageDir, name);
+    try {
+      if ((await readFile(candidate, 'utf8')).includes('CrewBase')) return file(candidate);
+    } catch {
+      // Unreadable: not a crew file crewd can use.
+    }
+  }
+  return undefined;
+}
+
+/** A crew found in a crewAI project: a package's `config/`, or a Flow's `crews/<name>/config/`. */
+interface FoundCrew {
+  readonly name: string;
+  readonly configDir: string;
+}
+
+async function findConfigDir(root: string, crewName: string | undefined): Promise<string> {
+  if (crewName === undefined) {
+    for (const candidate of [root, path.join(root, 'config')]) {
+      if (await holdsCrewFiles(candidate)) return candidate;
+    }
+  }
+  const found = await projectCrews(root);
+  if (crewName !== undefined) {
+    const chosen = found.find((crew) => crew.name === crewName);
+    if (chosen !== undefined) return chosen.configDir;
+    const known =
+      found.length === 0 ? 'it holds no crews' : `its crews are ${found.map((crew) => crew.name).join(', ')}`;
+    throw new CrewLoadError('src', `holds no crew named "${crewName}"; ${known}`);
   }
   if (found.length > 1) {
-    const names = found.map((candidate) => path.basename(path.dirname(candidate))).join(', ');
-    throw new CrewLoadError('src', `holds several crewAI packages (${names}); point crewd at one of them`);
+    const names = found.map((crew) => crew.name).join(', ');
+    throw new CrewLoadError('src', `holds several crews (${names}); choose one with --crew <name>`);
   }
-  const [configDir] = found;
-  if (configDir === undefined) {
-    throw new CrewLoadError('agents.yaml', 'file not found (looked in ., config/ and src/<package>/config/)');
+  const [crew] = found;
+  if (crew === undefined) {
+    throw new CrewLoadError(
+      'agents.yaml',
+      'file not found (looked in ., config/, src/<package>/config/ and src/<package>/crews/<crew>/config/)',
+    );
   }
-  return configDir;
+  return crew.configDir;
+}
+
+/** The crews of a crewAI project: `src/<package>/config/`, and in a Flow `src/<package>/crews/<crew>/config/`. */
+async function projectCrews(root: string): Promise<FoundCrew[]> {
+  const found: FoundCrew[] = [];
+  for (const name of await subdirectories(path.join(root, 'src'))) {
+    const packageDir = path.join(root, 'src', name);
+    const configDir = path.join(packageDir, 'config');
+    if (await holdsCrewFiles(configDir)) found.push({ name, configDir });
+    for (const crewName of await subdirectories(path.join(packageDir, 'crews'))) {
+      const crewConfig = path.join(packageDir, 'crews', crewName, 'config');
+      if (await holdsCrewFiles(crewConfig)) found.push({ name: crewName, configDir: crewConfig });
+    }
+  }
+  return found;
 }
 
 async function holdsCrewFiles(dir: string): Promise<boolean> {

@@ -94,3 +94,15 @@ export function model() {
     .preprocess((value) => (typeof value === 'string' ? { model: value } : value), modelObject)
     .nullish();
 }
+
+/** An optional JSON Schema object, as `output_json` takes it. */
+export function jsonSchemaObject() {
+  return z.record(z.string(), z.unknown(), { error: 'must be a JSON Schema object' }).nullish();
+}
+
+/** Literal tool constructor arguments read from crew.py, by tool name. */
+export function toolArguments() {
+  return z
+    .record(z.string(), z.record(z.string(), z.unknown()), { error: 'must map tool names to arguments' })
+    .nullish();
+}

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { flag, names, text } from './schema-fields.ts';
+import { flag, jsonSchemaObject, names, text, toolArguments } from './schema-fields.ts';
 
 /** One entry of tasks.yaml, as written (snake_case, crewAI's keys). */
 export const taskSchema = z.object({
@@ -8,9 +8,15 @@ export const taskSchema = z.object({
   agent: text(),
   context: names(),
   human_input: flag(),
-  /** A JSON Schema object, kept as written; the engine validates outputs against it. */
-  output_json: z.record(z.string(), z.unknown(), { error: 'must be a JSON Schema object' }).nullish(),
+  /**
+   * A JSON Schema object, kept as written; the engine validates outputs against it. crewAI's form, a Pydantic
+   * class name, is turned into its schema from crew.py before validation.
+   */
+  output_json: jsonSchemaObject(),
+  /** crewd checks a Pydantic output the same way as a JSON one: against the class's schema. */
+  output_pydantic: jsonSchemaObject(),
   tools: names(),
+  tool_arguments: toolArguments(),
 });
 
 export type TaskEntry = z.infer<typeof taskSchema>;

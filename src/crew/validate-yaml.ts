@@ -2,6 +2,8 @@ import type { z } from 'zod';
 import { CrewLoadError } from '../domain/errors.ts';
 import { formatKeyPath } from './key-path.ts';
 import type { KeyPath } from './key-path.ts';
+import { unhonouredMessage } from './unhonoured-keys.ts';
+import type { UnhonouredKeys } from './unhonoured-keys.ts';
 import type { YamlFile } from './yaml-file.ts';
 
 export type Warn = (message: string) => void;
@@ -15,6 +17,7 @@ export function validateEntries<Schema extends z.ZodObject>(
   schema: Schema,
   plural: string,
   warn: Warn,
+  unhonoured?: Unhonoured,
 ): Map<string, z.infer<Schema>> {
   if (yaml.data === null || yaml.data === undefined) {
     throw new CrewLoadError(yaml.file, `defines no ${plural}; the file is empty`);
@@ -29,15 +32,21 @@ export function validateEntries<Schema extends z.ZodObject>(
     ...new Set([...yaml.keys.filter((name) => Object.hasOwn(data, name)), ...Object.keys(data)]),
   ];
   for (const name of names) {
-    entries.set(name, validateObject(yaml, [name], data[name], schema, warn));
+    entries.set(name, validateObject(yaml, [name], data[name], schema, warn, unhonoured));
   }
   if (entries.size === 0) throw new CrewLoadError(yaml.file, `defines no ${plural}`);
   return entries;
 }
 
+/** crewAI keys crewd does not act on yet (what happens instead, by key), and where to report them. */
+export interface Unhonoured {
+  readonly keys: UnhonouredKeys;
+  readonly report: Warn;
+}
+
 /**
- * Checks one mapping at `path` against `schema`. Keys the schema does not know are reported through `warn`
- * and dropped: crewAI projects carry keys crewd has no use for (`async_execution`, `output_file`, ...).
+ * Checks one mapping at `path` against `schema`. Keys the schema does not know are reported and dropped:
+ * crewAI keys crewd does not act on yet through `unhonoured`, any other key through `warn`.
  */
 export function validateObject<Schema extends z.ZodObject>(
   yaml: YamlFile,
@@ -45,11 +54,12 @@ export function validateObject<Schema extends z.ZodObject>(
   value: unknown,
   schema: Schema,
   warn: Warn,
+  unhonoured?: Unhonoured,
 ): z.infer<Schema> {
   if (!isPlainObject(value)) {
     throw new CrewLoadError(yaml.file, 'must be a mapping of keys to values', locate(yaml, path));
   }
-  warnUnknownKeys(yaml, path, value, Object.keys(schema.shape), warn);
+  warnUnknownKeys(yaml, path, value, Object.keys(schema.shape), warn, unhonoured);
 
   const result = schema.safeParse(value);
   if (result.success) return result.data;
@@ -61,21 +71,29 @@ export function validateObject<Schema extends z.ZodObject>(
   });
 }
 
-/** Reports each key of the mapping `value` at `path` that is not in `known`; anything not a mapping is skipped. */
+/**
+ * Reports each key of the mapping `value` at `path` that is not in `known`: crewAI keys crewd does not act on yet
+ * through `unhonoured`, any other through `warn`. Anything not a mapping is skipped.
+ */
 export function warnUnknownKeys(
   yaml: YamlFile,
   path: KeyPath,
   value: unknown,
   known: readonly string[],
   warn: Warn,
+  unhonoured?: Unhonoured,
 ): void {
   if (!isPlainObject(value)) return;
   for (const key of Object.keys(value)) {
     if (known.includes(key)) continue;
     const keyPath = [...path, key];
-    warn(
-      `${formatLocation(yaml.file, yaml.lineOf(keyPath))} (${formatKeyPath(keyPath)}): unknown key, ignored`,
-    );
+    const where = `${formatLocation(yaml.file, yaml.lineOf(keyPath))} (${formatKeyPath(keyPath)})`;
+    const instead = unhonoured?.keys[key];
+    if (unhonoured !== undefined && instead !== undefined && Object.hasOwn(unhonoured.keys, key)) {
+      unhonoured.report(`${where}: ${unhonouredMessage(key, instead)}`);
+    } else {
+      warn(`${where}: unknown key, ignored`);
+    }
   }
 }
 

@@ -32,6 +32,8 @@ export interface AgentDefinition {
   readonly tools: readonly string[];
   /** MCP servers whose tools the agent also gets: crew.yaml server names or URLs, `#tool` picking one tool. */
   readonly mcps?: readonly string[];
+  /** Literal constructor arguments of tools crew.py instantiates (`SerperDevTool(n_results=5)`), by tool name. */
+  readonly toolArguments?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
   /** Upper bound on model calls in one task attempt; crewAI's default of 20 applies when absent. */
   readonly maxIter: number;
   readonly maxRpm?: number;
@@ -57,6 +59,8 @@ export interface TaskDefinition {
   readonly outputJson?: JsonSchema;
   /** Tool names that replace the agent's tools for this task, when given. */
   readonly tools?: readonly string[];
+  /** Literal constructor arguments of tools crew.py instantiates for this task, by tool name. */
+  readonly toolArguments?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
 }
 
 export interface CrewDefinition {
@@ -72,6 +76,11 @@ export interface CrewDefinition {
   readonly agents: ReadonlyMap<string, AgentDefinition>;
   /** In file order; the order tasks run in. */
   readonly tasks: readonly TaskDefinition[];
+  /**
+   * Custom Python tools crew.py uses (`@tool` functions, `BaseTool` subclasses) by tool name, with the
+   * `file:line` they are defined at, so a missing tool can be named with where it came from.
+   */
+  readonly toolOrigins?: Readonly<Record<string, string>>;
   /** Distinct `{placeholder}` names in order of first appearance: what `GET /inputs` returns. */
   readonly requiredInputs: readonly string[];
 }

@@ -1,4 +1,4 @@
-import type { AgentDefinition, ModelSpec, TaskDefinition } from '../domain/crew.ts';
+import type { AgentDefinition, CrewDefinition, ModelSpec, TaskDefinition } from '../domain/crew.ts';
 import { CrewdError } from '../domain/errors.ts';
 import type { RunCrewRequest } from './run-crew-types.ts';
 import type { Tool } from './tool.ts';
@@ -38,13 +38,13 @@ function modelNamed(name: string | undefined): ModelSpec | undefined {
  * agent's `mcps` servers. `CONFIG_INVALID` names the agent, the tool and how to provide it when none does.
  */
 export function agentTools(
-  request: Pick<RunCrewRequest, 'tools'>,
+  request: Pick<RunCrewRequest, 'tools'> & { readonly crew?: Pick<RunCrewRequest['crew'], 'toolOrigins'> },
   agent: AgentDefinition,
   task: TaskDefinition,
 ): Tool[] {
   const named = [...new Set(task.tools ?? agent.tools)].map((name) => {
     const tool = request.tools.get(name);
-    if (tool === undefined) throw missingTool(agent, task, name);
+    if (tool === undefined) throw missingTool(request, agent, task, name);
     return tool;
   });
   const fromServers = (agent.mcps ?? []).flatMap((reference) => {
@@ -63,7 +63,20 @@ export function agentTools(
   return [...named, ...fromServers].filter((tool) => !seen.has(tool) && seen.add(tool));
 }
 
-function missingTool(agent: AgentDefinition, task: TaskDefinition, name: string): CrewdError {
+function missingTool(
+  request: { readonly crew?: Pick<CrewDefinition, 'toolOrigins'> | undefined },
+  agent: AgentDefinition,
+  task: TaskDefinition,
+  name: string,
+): CrewdError {
+  const origin = request.crew?.toolOrigins?.[name];
+  if (origin !== undefined) {
+    // A custom Python tool cannot run here; a TypeScript tool of the same name stands in for it.
+    return new CrewdError(
+      'CONFIG_INVALID',
+      `Agent '${agent.name}' uses tool '${name}', which is not available (custom Python tool ${name} at ${origin}: add tools/${name}.ts)`,
+    );
+  }
   const where =
     task.tools === undefined ? `Agent '${agent.name}'` : `Task '${task.name}' (agent '${agent.name}')`;
   const server = name.includes('.') ? name.slice(0, name.indexOf('.')) : undefined;

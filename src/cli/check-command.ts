@@ -1,0 +1,55 @@
+import type { Command } from 'commander';
+import { loadCrew } from '../crew/load-crew.ts';
+import { withProjectEnv } from '../crew/project-env.ts';
+import { CrewdError } from '../domain/errors.ts';
+import { createModelResolver } from '../llm/resolve-model.ts';
+import { defaultDatabasePath } from '../config.ts';
+import { openCrewTools } from '../tools/open-crew-tools.ts';
+import { workspaceRoot } from '../workspace/execution-workspace.ts';
+import type { CliContext } from './cli-context.ts';
+import { migrationReport } from './migration-report.ts';
+
+/** `crewd check <crew-dir>`: the migration report, and a non-zero exit when crewd would not run the crew as written. */
+export function registerCheckCommand(program: Command, context: CliContext): void {
+  program
+    .command('check')
+    .description('report what crewd will run from a crew or crewAI project, and what it will not honour')
+    .argument('<crew-dir>', 'crew directory (agents.yaml, tasks.yaml) or crewAI project root')
+    .option('--crew <name>', "which crew of a project holding several (a Flow's crews/<name>)")
+    .action(async (crewDir: string, options: { crew?: string }) => {
+      const env = await withProjectEnv(crewDir, context.env);
+      const warnings: string[] = [];
+      const dropped: string[] = [];
+      const crew = await loadCrew(crewDir, {
+        warn: (message) => warnings.push(message),
+        drop: (message) => dropped.push(message),
+        env,
+        ...(options.crew === undefined ? {} : { crew: options.crew }),
+      });
+      // Only resolved, never called: the check costs nothing and sends nothing.
+      const models = createModelResolver({ env, baseDir: crewDir });
+      const defaultModel = env.MODEL === '' ? undefined : env.MODEL;
+      const tools = await openCrewTools(crew, {
+        crewDir,
+        env,
+        workspaceRoot: workspaceRoot(defaultDatabasePath),
+      });
+      let report: ReturnType<typeof migrationReport>;
+      try {
+        report = migrationReport(crew, { warnings, dropped }, { models, tools, defaultModel });
+        const down = tools.statuses().filter((status) => !status.up);
+        for (const status of down) {
+          report = {
+            text: `${report.text}${status.label} is not reachable: ${status.reason ?? 'unknown reason'}\n`,
+            problems: report.problems + 1,
+          };
+        }
+      } finally {
+        await tools.close();
+      }
+      context.stdout.write(report.text);
+      if (report.problems > 0) {
+        throw new CrewdError('CREW_INVALID', 'the crew does not run as written (see the report above)');
+      }
+    });
+}

@@ -1,0 +1,141 @@
+import type { AgentDefinition, CrewDefinition, TaskDefinition } from '../domain/crew.ts';
+import type { ModelResolver } from '../llm/chat-model.ts';
+import type { ToolRegistry } from '../engine/tool.ts';
+import { processFor } from '../engine/run-crew.ts';
+
+/** What `crewd check` found while loading a crew. */
+export interface LoadFindings {
+  readonly warnings: readonly string[];
+  /** Parts of the project crewd does not honour (crew.py it cannot read, crewAI keys it does not act on). */
+  readonly dropped: readonly string[];
+}
+
+export interface MigrationReport {
+  readonly text: string;
+  /** Parts that would be dropped, and what stops the crew from starting at all. */
+  readonly problems: number;
+}
+
+/**
+ * The migration report of `crewd check`: what crewd will run (agents with model and tools and where each comes
+ * from, tasks with agent, context and output, required inputs), then everything it will not honour.
+ */
+export function migrationReport(
+  crew: CrewDefinition,
+  findings: LoadFindings,
+  resources: { models: ModelResolver; tools: ToolRegistry; defaultModel: string | undefined },
+): MigrationReport {
+  const blocking: string[] = [];
+  const lines: string[] = [`Crew ${crew.name} (${crew.process} process)`];
+  try {
+    processFor(crew.process);
+  } catch (error) {
+    blocking.push(messageOf(error));
+  }
+
+  lines.push('', 'Agents:');
+  for (const agent of crew.agents.values()) {
+    const model = modelOf(crew, agent, resources.defaultModel);
+    if (model.id !== undefined) {
+      try {
+        resources.models(model.id);
+      } catch (error) {
+        blocking.push(`agent ${agent.name}: ${messageOf(error)}`);
+      }
+    } else {
+      blocking.push(`agent ${agent.name} has no model: set its llm, the crew's llm or the MODEL variable`);
+    }
+    lines.push(`  ${agent.name} (${agent.role})`);
+    lines.push(`    model: ${model.id ?? 'none'} (${model.source})`);
+    lines.push(
+      `    tools: ${describeTools(crew, agent.tools, resources.tools, blocking, `agent ${agent.name}`)}`,
+    );
+  }
+
+  lines.push('', 'Tasks, in the order they run:');
+  for (const [index, task] of crew.tasks.entries()) {
+    lines.push(`  ${index + 1}. ${task.name}: agent ${task.agent}`);
+    lines.push(`     context: ${describeContext(task, index)}`);
+    lines.push(`     output: ${describeOutput(task)}${task.humanInput ? ', reviewed by a person' : ''}`);
+    if (task.tools !== undefined) {
+      lines.push(
+        `     tools: ${describeTools(crew, task.tools, resources.tools, blocking, `task ${task.name}`)}`,
+      );
+    }
+  }
+
+  lines.push(
+    '',
+    `Required inputs: ${crew.requiredInputs.length === 0 ? 'none' : crew.requiredInputs.join(', ')}`,
+  );
+
+  const section = (title: string, items: readonly string[]): void => {
+    if (items.length === 0) return;
+    lines.push('', title);
+    for (const item of items) lines.push(`  - ${item}`);
+  };
+  section('Not honoured (left out when run with --allow-partial):', findings.dropped);
+  section('Stops the crew from starting:', blocking);
+  section('Warnings:', findings.warnings);
+
+  const problems = findings.dropped.length + blocking.length;
+  lines.push(
+    '',
+    problems === 0
+      ? 'Nothing is left out: crewd runs this crew as written.'
+      : `${problems} ${problems === 1 ? 'problem' : 'problems'}: crewd does not run this crew as written.`,
+  );
+  return { text: `${lines.join('\n')}\n`, problems };
+}
+
+function modelOf(
+  crew: CrewDefinition,
+  agent: AgentDefinition,
+  defaultModel: string | undefined,
+): { id: string | undefined; source: string } {
+  if (agent.llm !== undefined) return { id: agent.llm.model, source: "the agent's llm" };
+  if (crew.llm !== undefined) return { id: crew.llm.model, source: "the crew's llm" };
+  if (defaultModel !== undefined) return { id: defaultModel, source: 'the MODEL variable' };
+  return { id: undefined, source: 'no llm and no MODEL variable' };
+}
+
+function describeTools(
+  crew: CrewDefinition,
+  names: readonly string[],
+  registry: ToolRegistry,
+  blocking: string[],
+  owner: string,
+): string {
+  if (names.length === 0) return 'none';
+  return names
+    .map((name) => {
+      const origin = crew.toolOrigins?.[name];
+      if (registry.get(name) !== undefined) return name;
+      blocking.push(
+        origin === undefined
+          ? `${owner} uses tool ${name}, which is not available`
+          : `${owner} uses custom Python tool ${name} at ${origin}: add tools/${name}.ts`,
+      );
+      return origin === undefined
+        ? `${name} (not available)`
+        : `${name} (custom Python tool at ${origin}, not available)`;
+    })
+    .join(', ');
+}
+
+function describeContext(task: TaskDefinition, index: number): string {
+  if (task.context === undefined) return index === 0 ? 'none' : 'every earlier task';
+  return task.context.length === 0 ? 'none' : task.context.join(', ');
+}
+
+function describeOutput(task: TaskDefinition): string {
+  if (task.outputJson === undefined) return 'text';
+  const title = task.outputJson.title;
+  return typeof title === 'string'
+    ? `JSON checked against ${title}'s schema`
+    : 'JSON checked against a schema';
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : 'cannot be checked';
+}

@@ -1,0 +1,93 @@
+import type { CrewPyEntry, CrewPyReading } from './python/read-crew-py.ts';
+import type { Warn } from './validate-yaml.ts';
+import type { YamlFile } from './yaml-file.ts';
+
+/** The raw config of a crew before validation: what the YAML says, with crew.py's arguments laid over it. */
+export interface RawCrewConfig {
+  readonly agents: YamlFile;
+  readonly tasks: YamlFile;
+  readonly crew: Record<string, unknown>;
+}
+
+/**
+ * Lays what crew.py's methods pass over the YAML entries they read, as crewAI does: an argument given in
+ * Python wins over the same key in `config=`. Tasks run in the order of the `@task` methods (crewAI's order);
+ * a tasks.yaml entry no method reads is not part of the crew in crewAI either, so it is left out with a warning.
+ */
+export function applyCrewPy(raw: RawCrewConfig, reading: CrewPyReading, warn: Warn): RawCrewConfig {
+  const agentData = mapping(raw.agents.data);
+  const agentsByMethod = new Map(reading.agents.map((agent) => [agent.method, agent.name]));
+  const agents = overlay(raw.agents, agentData, reading.agents);
+  for (const entry of Object.values(agents.data)) {
+    // `llm: name` in agents.yaml may name an `@llm` method of the crew class.
+    const llm = entry.llm;
+    if (typeof llm === 'string' && reading.llmMethods.has(llm)) entry.llm = reading.llmMethods.get(llm);
+  }
+
+  const taskData = mapping(raw.tasks.data);
+  let tasks = overlay(raw.tasks, taskData, reading.tasks);
+  const { agents: _agents, tasks: listedTasks, ...crewArguments } = reading.crew;
+  // `Crew(tasks=[self.a(), self.b()])` picks and orders the tasks; `self.tasks` is every @task method in order.
+  const taskOrder = Array.isArray(listedTasks)
+    ? listedTasks.filter((name): name is string => typeof name === 'string')
+    : reading.tasks.map((task) => task.name);
+  if (taskOrder.length > 0) {
+    const used = new Set(taskOrder);
+    for (const name of tasks.keys) {
+      if (!used.has(name)) {
+        warn(
+          `${raw.tasks.file} (${name}): ${reading.file} does not put this task in the crew, so it does not run (as in crewAI)`,
+        );
+      }
+    }
+    const keys = taskOrder.filter((name) => tasks.keys.includes(name));
+    const data = Object.fromEntries(keys.map((name) => [name, tasks.data[name] ?? {}]));
+    tasks = { ...tasks, keys, data };
+  }
+  for (const entry of Object.values(tasks.data)) {
+    // tasks.yaml names agents by their crew.py method, which may read a config entry of another name.
+    const agent = entry.agent;
+    if (typeof agent === 'string') entry.agent = agentsByMethod.get(agent) ?? agent;
+  }
+
+  return { agents, tasks, crew: { ...raw.crew, ...crewArguments } };
+}
+
+type Entries = Record<string, Record<string, unknown>>;
+
+function overlay(
+  yaml: YamlFile,
+  data: Entries,
+  entries: readonly CrewPyEntry[],
+): YamlFile & { data: Entries; keys: string[] } {
+  const merged: Entries = {};
+  for (const [name, value] of Object.entries(data)) merged[name] = { ...value };
+  const keys = yaml.keys.filter((name) => Object.hasOwn(data, name));
+  for (const name of Object.keys(data)) if (!keys.includes(name)) keys.push(name);
+  const order: string[] = [];
+  for (const entry of entries) {
+    const base = entry.configKey === undefined ? data[entry.name] : data[entry.configKey];
+    merged[entry.name] = { ...(base ?? {}), ...withoutNulls(entry.entry) };
+    if (!order.includes(entry.name)) order.push(entry.name);
+  }
+  // Methods' order first (crewAI's), then entries only the YAML has.
+  const allKeys = [...order, ...keys.filter((name) => !order.includes(name))];
+  return { ...yaml, data: merged, keys: allKeys };
+}
+
+/** crewAI fills a key from config only when the argument is None, so a None argument leaves the YAML's. */
+function withoutNulls(entry: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(entry).filter(([, value]) => value !== null));
+}
+
+function mapping(data: unknown): Entries {
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) return {};
+  const entries: Entries = {};
+  for (const [name, value] of Object.entries(data as Record<string, unknown>)) {
+    entries[name] =
+      typeof value === 'object' && value !== null && !Array.isArray(value)
+        ? { ...(value as Record<string, unknown>) }
+        : {};
+  }
+  return entries;
+}

@@ -1,0 +1,250 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeOpenAI, type FakeOpenAIServer } from '../support/fake-openai-server.ts';
+import { userText } from '../support/model-requests.ts';
+import { repoRoot, runCrewd } from './crewd-command.ts';
+
+const project = (name: string): string => join(repoRoot, 'test/fixtures/crewai-projects', name);
+
+let model: FakeOpenAIServer;
+
+beforeAll(async () => {
+  model = await startFakeOpenAI({
+    respond: (request) => {
+      const text = userText(request);
+      if (text.includes('Conduct a thorough research')) return { content: '- Point one\n- Point two' };
+      if (text.includes('worth seeing in Lyon')) return { content: '1. Fourvière\n2. Traboules\n3. Halles' };
+      if (text.includes('Critique this poem'))
+        return { content: 'The rhyme works. The metre limps. Keep going.' };
+      return { content: `# Report\n\nAbout ${/about (\S+)/.exec(text)?.[1] ?? 'the topic'}.` };
+    },
+  });
+});
+
+afterAll(async () => {
+  await model.close();
+});
+
+describe('crewAI projects in the terminal', () => {
+  it("runs crewAI's project template from its root, with the model and key from the project's .env", async () => {
+    const before = model.requests.length;
+
+    const result = await runCrewd(
+      [
+        'run',
+        project('latest_ai_development'),
+        '--allow-partial',
+        '--inputs',
+        '{"topic": "AI LLMs", "current_year": "2026"}',
+      ],
+      { env: { OPENAI_BASE_URL: model.url } },
+    );
+
+    expect(result.stderr).not.toMatch(/^crewd:/m);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('# Report');
+    const requests = model.requests.slice(before);
+    expect(requests.map((request) => request.body.model)).toEqual(['gpt-4o-mini', 'gpt-4o-mini']);
+    expect(requests.map((request) => request.headers.authorization)).toEqual([
+      'Bearer sk-from-dotenv-file',
+      'Bearer sk-from-dotenv-file',
+    ]);
+    expect(userText(requests[0]!)).toContain('Conduct a thorough research about AI LLMs');
+  });
+
+  it('lets a variable of the real environment win over the same one in .env', async () => {
+    const before = model.requests.length;
+
+    const result = await runCrewd(
+      [
+        'run',
+        project('latest_ai_development'),
+        '--allow-partial',
+        '--inputs',
+        '{"topic": "AI LLMs", "current_year": "2026"}',
+      ],
+      { env: { OPENAI_BASE_URL: model.url, OPENAI_API_KEY: 'sk-from-real-environment' } },
+    );
+
+    expect(result.code).toBe(0);
+    const requests = model.requests.slice(before);
+    expect(requests.length).toBe(2);
+    for (const request of requests)
+      expect(request.headers.authorization).toBe('Bearer sk-from-real-environment');
+  });
+});
+
+describe('crews inside a crewAI Flow project', () => {
+  it('refuses to guess when the project holds several crews, and lists them', async () => {
+    const result = await runCrewd(['run', project('poem_flow'), '--inputs', '{}'], {
+      env: { OPENAI_BASE_URL: model.url, OPENAI_API_KEY: 'sk-test' },
+    });
+
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      'crewd: src: holds several crews (critic_crew, poem_crew); choose one with --crew <name>\n',
+    );
+  });
+
+  it('runs the crew --crew names, with the agent its crew.py assigns to the task', async () => {
+    const before = model.requests.length;
+
+    const result = await runCrewd(
+      ['run', project('poem_flow'), '--crew', 'critic_crew', '--inputs', '{"poem": "Roses are red."}'],
+      { env: { OPENAI_BASE_URL: model.url, OPENAI_API_KEY: 'sk-test' } },
+    );
+
+    expect(result.stderr).not.toMatch(/^crewd:/m);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('The metre limps.');
+    const requests = model.requests.slice(before);
+    expect(requests.map((request) => request.body.model)).toEqual(['gpt-4o']);
+    expect(userText(requests[0]!)).toContain('Roses are red.');
+  });
+
+  it('names the crews there are when --crew names none of them', async () => {
+    const result = await runCrewd(['run', project('poem_flow'), '--crew', 'haiku_crew'], {
+      env: { OPENAI_BASE_URL: model.url, OPENAI_API_KEY: 'sk-test' },
+    });
+
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      'crewd: src: holds no crew named "haiku_crew"; its crews are critic_crew, poem_crew\n',
+    );
+  });
+});
+
+describe('a JSONC crew (crewAI 1.15 and later)', () => {
+  it('runs crew.jsonc with its agents/*.jsonc, each agent with its own model', async () => {
+    const before = model.requests.length;
+
+    const result = await runCrewd(
+      ['run', project('trip_planner_jsonc'), '--inputs', '{"city": "Lyon", "month": "May"}'],
+      { env: { OPENAI_BASE_URL: model.url } },
+    );
+
+    expect(result.stderr).not.toMatch(/^crewd:/m);
+    expect(result.code).toBe(0);
+    const requests = model.requests.slice(before);
+    expect(requests.map((request) => request.body.model)).toEqual(['gpt-4o-mini', 'gpt-4o']);
+    expect(requests[0]!.headers.authorization).toBe('Bearer sk-jsonc-project');
+    expect(userText(requests[1]!)).toContain('Fourvière');
+  });
+});
+
+const outputFileLine =
+  "src/latest_ai_development/config/tasks.yaml:line 10 (reporting_task.output_file): crewd does not do output_file yet: the output is not written to a file; it is in the execution's result";
+
+describe('refusing what crewd would leave out', () => {
+  it('run refuses a project with a part it does not honour, before any model call, and names the part', async () => {
+    const before = model.requests.length;
+
+    const result = await runCrewd(
+      ['run', project('latest_ai_development'), '--inputs', '{"topic": "AI LLMs", "current_year": "2026"}'],
+      { env: { OPENAI_BASE_URL: model.url } },
+    );
+
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      `warning: ${outputFileLine}\n` +
+        'crewd: crewd would leave out 1 part of this crew (listed above); run `crewd check` for the full report, or pass --allow-partial to run without it\n',
+    );
+    expect(model.requests.length).toBe(before);
+  });
+
+  it('serve says the same in readable lines and does not start', async () => {
+    const database = join(mkdtempSync(join(tmpdir(), 'crewd-partial-')), 'crewd.db');
+
+    const result = await runCrewd(
+      ['serve', project('latest_ai_development'), '--port', '0', '--database', database],
+      {
+        env: { OPENAI_BASE_URL: model.url },
+      },
+    );
+
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain(`warning: ${outputFileLine}\n`);
+    expect(result.stderr).toContain('crewd: crewd would leave out 1 part of this crew');
+    expect(result.stderr).not.toContain('{"level"');
+  });
+});
+
+describe('crewd check', () => {
+  it('reports what will run, where each model comes from, and what is not honoured, exiting non-zero', async () => {
+    const result = await runCrewd(['check', project('latest_ai_development')]);
+
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe(
+      [
+        'Crew latest_ai_development (sequential process)',
+        '',
+        'Agents:',
+        '  researcher ({topic} Senior Data Researcher)',
+        '    model: openai/gpt-4o-mini (the MODEL variable)',
+        '    tools: none',
+        '  reporting_analyst ({topic} Reporting Analyst)',
+        '    model: openai/gpt-4o-mini (the MODEL variable)',
+        '    tools: none',
+        '',
+        'Tasks, in the order they run:',
+        '  1. research_task: agent researcher',
+        '     context: none',
+        '     output: text',
+        '  2. reporting_task: agent reporting_analyst',
+        '     context: every earlier task',
+        '     output: text',
+        '',
+        'Required inputs: topic, current_year',
+        '',
+        'Not honoured (left out when run with --allow-partial):',
+        `  - ${outputFileLine}`,
+        '',
+        '1 problem: crewd does not run this crew as written.',
+        '',
+      ].join('\n'),
+    );
+    expect(result.stderr).toBe('crewd: the crew does not run as written (see the report above)\n');
+  });
+
+  it('exits 0 for a crew.py project it runs as written, with the output classes it checks', async () => {
+    const result = await runCrewd(['check', project('market_brief')], {
+      env: { MODEL: 'openai/gpt-4.1-nano', OPENAI_API_KEY: 'sk-test' },
+    });
+
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("    model: openai/gpt-4o-mini (the agent's llm)\n");
+    expect(result.stdout).toContain('    model: openai/gpt-4.1-nano (the MODEL variable)\n');
+    expect(result.stdout).toContain("     output: JSON checked against Brief's schema\n");
+    expect(result.stdout).toContain('Nothing is left out: crewd runs this crew as written.\n');
+  });
+
+  it('names each custom Python tool with its file and line and the TypeScript tool that would stand in', async () => {
+    const result = await runCrewd(['check', project('stock_research')], {
+      env: { MODEL: 'openai/gpt-4o-mini', OPENAI_API_KEY: 'sk-test' },
+    });
+
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain(
+      '  - agent financial_analyst uses custom Python tool CalculatorTool at src/stock_research/tools/calculator_tool.py:9: add tools/CalculatorTool.ts\n',
+    );
+    expect(result.stdout).toContain(
+      '  - agent financial_analyst uses custom Python tool search_10k at src/stock_research/tools/sec_tools.py:5: add tools/search_10k.ts\n',
+    );
+    expect(result.stdout).toContain(
+      '  - agent financial_analyst uses tool ScrapeWebsiteTool, which is not available\n',
+    );
+  });
+
+  it('refuses a hierarchical crew whose tasks leave the agent to the manager, saying what to change', async () => {
+    const result = await runCrewd(['check', project('support_desk')]);
+
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(
+      'crewd: src/support_desk/config/tasks.yaml:line 1 (answer_question): has no agent, for the manager of a hierarchical crew to choose; crewd does not do the hierarchical process yet: give the task an agent and use process: sequential\n',
+    );
+  });
+});
