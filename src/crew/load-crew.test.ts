@@ -200,8 +200,7 @@ describe('loadCrew', () => {
     });
 
     expect(warnings).toEqual([
-      'agents.yaml:line 5 (writer.function_calling_llm): unknown key, ignored',
-      'agents.yaml:line 6 (writer.favourite_colour): unknown key, ignored',
+      'agents.yaml:line 5 (writer.favourite_colour): unknown key, ignored',
     ]);
     expect(dropped).toEqual([
       'crew.yaml:line 2 (memory): crewd does not do memory yet: agents remember nothing beyond each task and its context',

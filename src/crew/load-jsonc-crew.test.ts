@@ -34,7 +34,7 @@ describe('loading a JSONC crew', () => {
     const crew = await loadCrew(fixture, { warn: (message) => warnings.push(message) });
 
     expect(crew.name).toBe('Trip Planner');
-    expect([...crew.agents.values()].map((agent) => [agent.name, agent.llm, agent.maxIter])).toEqual([
+    expect([...crew.agents.values()].map((agent) => [agent.name, agent.llm?.model, agent.maxIter])).toEqual([
       ['scout', 'openai/gpt-4o-mini', 6],
       ['planner', 'openai/gpt-4o', 20],
     ]);

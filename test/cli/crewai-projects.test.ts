@@ -234,9 +234,9 @@ describe('crewd check', () => {
     expect(result.stdout).toContain(
       '  - agent financial_analyst uses custom Python tool search_10k at src/stock_research/tools/sec_tools.py:5: add tools/search_10k.ts\n',
     );
-    expect(result.stdout).toContain(
-      '  - agent financial_analyst uses tool ScrapeWebsiteTool, which is not available\n',
-    );
+    // ScrapeWebsiteTool is a built-in tool: only the two Python tools stop the crew.
+    expect(result.stdout).toContain('    tools: ScrapeWebsiteTool, CalculatorTool (custom Python tool at');
+    expect(result.stdout).toContain('2 problems: crewd does not run this crew as written.');
   });
 
   it('refuses a hierarchical crew whose tasks leave the agent to the manager, saying what to change', async () => {
