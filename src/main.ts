@@ -73,7 +73,7 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
     events.publish(execution, change);
     if ((change.outbox?.length ?? 0) > 0) worker.wake();
   };
-  const notifications = new Notifications(randomUUID);
+  const notifications = new Notifications(randomUUID, crew.name);
   const runner = new ExecutionRunner({
     crew,
     store,

@@ -16,6 +16,7 @@ import { correctionRequest, systemPrompt, taskPrompt } from './prompts.ts';
 import { createStructuredOutputChecker } from './structured-output.ts';
 import type { TaskPlan } from './task-plan.ts';
 import { createToolBox } from './tool-box.ts';
+import { withTriggerPayload } from './trigger-payload.ts';
 
 /**
  * Runs one attempt of a task: emits `task-start`, the model calls and agent steps, and returns the output.
@@ -52,7 +53,7 @@ async function attemptTask(
   const model = request.models(modelId);
   const check =
     task.outputJson === undefined ? undefined : createStructuredOutputChecker(task.name, task.outputJson);
-  const prompt = taskPrompt({ ...plan, task });
+  const prompt = taskPrompt({ ...plan, task: withTriggerPayload(request.crew, task, request.inputs) });
   let usage = emptyUsage;
 
   const call = async (chat: ChatRequest): Promise<ChatResponse> => {

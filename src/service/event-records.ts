@@ -26,6 +26,23 @@ export const eventRecord = {
     return { type: 'step-end', data: stepPayload(kickoffId, step, meta) };
   },
 
+  /** Streamed to event streaming targets only: model calls are not part of the event log. */
+  modelCallEnded(event: Extract<EngineEvent, { type: 'model-call-end' }>): NewExecutionEvent {
+    const { usage } = event;
+    return {
+      type: 'model-call-end',
+      data: {
+        task_id: event.taskId,
+        model: event.model,
+        usage: {
+          prompt_tokens: usage.promptTokens,
+          completion_tokens: usage.completionTokens,
+          total_tokens: usage.totalTokens,
+        },
+      },
+    };
+  },
+
   taskEnded(kickoffId: string, output: TaskOutput, meta: Meta): NewExecutionEvent {
     return {
       type: 'task-end',

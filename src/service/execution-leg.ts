@@ -4,7 +4,7 @@ import type { Execution } from '../domain/execution.ts';
 import type { TaskOutput } from '../domain/task-output.ts';
 import { addUsage, emptyUsage, type TokenUsage } from '../domain/usage.ts';
 import type { RunOutcome } from '../engine/run-crew-types.ts';
-import type { ExecutionChange, Store } from '../store/store.ts';
+import type { ExecutionChange, NewExecutionEvent, Store } from '../store/store.ts';
 import { eventRecord } from './event-records.ts';
 import { mergeChanges, projectChange } from './merge-changes.ts';
 import type { Notifications } from './notifications.ts';
@@ -44,6 +44,8 @@ export class ExecutionLeg {
   #holdsLease = false;
   /** Usage of the model calls since the last task's end: counted with the next one, or with a failure. */
   #unsettledUsage: TokenUsage = emptyUsage;
+  /** Model calls since the last write, for event streaming: they travel with the next write. */
+  #modelCalls: { readonly record: NewExecutionEvent; readonly at: Date }[] = [];
 
   constructor(
     execution: Execution,
@@ -101,6 +103,9 @@ export class ExecutionLeg {
         return;
       case 'model-call-end':
         this.#unsettledUsage = addUsage(this.#unsettledUsage, event.usage);
+        if ((this.#execution.webhooks.events ?? null) !== null) {
+          this.#modelCalls.push({ record: eventRecord.modelCallEnded(event), at: now });
+        }
         this.deps.observer.onModelCall?.(event.model, event.durationMs / 1000, event.usage);
         return;
       case 'task-end':
@@ -217,8 +222,11 @@ export class ExecutionLeg {
     if (merged === undefined) return;
     const { owner, durationMs } = this.deps.lease;
     const releases = merged.state !== undefined && merged.state !== 'RUNNING';
+    const streamed = this.deps.notifications.streamed(this.#execution, merged, this.#modelCalls);
+    this.#modelCalls = [];
     const combined: ExecutionChange = {
       ...merged,
+      ...(streamed.length === 0 ? {} : { outbox: [...(merged.outbox ?? []), ...streamed] }),
       lease: { owner, until: releases ? null : new Date(merged.now.getTime() + durationMs) },
     };
     const execution = await this.deps.store.applyChange(combined);

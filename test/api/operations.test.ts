@@ -95,6 +95,7 @@ describe('API description', () => {
         '/{kickoffId}/status',
         '/resume',
         '/cancel/{kickoffId}',
+        '/stop/{kickoffId}',
         '/executions',
         '/executions/{id}/events',
         '/executions/{id}/deliveries',
