@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import type { CliContext } from './cli-context.ts';
 import { registerClientCommands } from './client-commands.ts';
 import { describeError } from './describe-error.ts';
+import { registerInitCommand } from './init-command.ts';
 import { registerRunCommand } from './run-command.ts';
 import { registerServeCommand } from './serve-command.ts';
 import { registerTokensCommand } from './tokens-command.ts';
@@ -21,6 +22,7 @@ async function main(context: CliContext, argv: readonly string[]): Promise<numbe
   registerRunCommand(program, context);
   registerTokensCommand(program, context);
   registerClientCommands(program, context);
+  registerInitCommand(program, context);
   try {
     await program.parseAsync(argv);
     return 0;
