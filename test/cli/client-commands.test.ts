@@ -27,7 +27,8 @@ afterAll(async () => {
 
 const inputs = JSON.stringify({ product: 'tents', audience: 'campers' });
 
-describe('the client commands', () => {
+// Each test runs several crewd processes; the bound is generous for a busy machine.
+describe('the client commands', { timeout: 120_000 }, () => {
   it('kickoff --wait prints the output under review, pending lists it, resume --wait prints the result', async () => {
     const kickoff = await runCrewd(['kickoff', '--inputs', inputs, '--wait'], client);
     expect(kickoff.code).toBe(0);

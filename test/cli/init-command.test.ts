@@ -2,7 +2,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCrewd, tempDir } from './crewd-command.ts';
 
-describe('crewd init', () => {
+// The first test runs two crewd processes; the bound is generous for a busy machine.
+describe('crewd init', { timeout: 120_000 }, () => {
   it('writes a crew that the printed run command runs offline at once, with a review and structured output', async () => {
     const dir = join(tempDir(), 'my-crew');
 

@@ -35,6 +35,8 @@ afterAll(async () => {
 });
 
 const inputs = { product: 'tents', audience: 'campers' };
+/** How long a webhook may take to arrive before a test fails: generous, for a busy machine. */
+const arrivalBoundMs = 30_000;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- events are read field by field
 const eventsOf = (requests: readonly ReceivedRequest[]): any[] =>
   requests.flatMap((request) => request.body.events);
@@ -127,7 +129,7 @@ describe('event streaming as on the hosted platform', () => {
     });
     await api.waitForState(id, ['PAUSED']);
     // The first attempt was refused and repeated under the same webhook-id; the second event follows it.
-    const requests = await receiver.waitFor('/realtime', 3);
+    const requests = await receiver.waitFor('/realtime', 3, arrivalBoundMs);
 
     expect(requests[0]!.headers['webhook-id']).toBe(requests[1]!.headers['webhook-id']);
     expect(requests[0]!.rawBody).toBe(requests[1]!.rawBody);
@@ -146,7 +148,7 @@ describe('event streaming as on the hosted platform', () => {
       webhooks: { url: `${receiver.url}/realtime`, realtime: true, events: ['crew_kickoff_completed'] },
     });
     await api.waitForState(id, ['SUCCESS']);
-    const [, , , ended] = await receiver.waitFor('/realtime', 4);
+    const [, , , ended] = await receiver.waitFor('/realtime', 4, arrivalBoundMs);
     expect(ended!.body.events).toEqual([
       expect.objectContaining({
         type: 'crew_kickoff_completed',
@@ -176,7 +178,7 @@ describe('event streaming as on the hosted platform', () => {
 /** Waits for requests to `path` until they carry `tasks` task_completed events. */
 async function untilTasksCompleted(path: string, tasks: number): Promise<void> {
   for (let count = 1; ; count += 1) {
-    const requests = await receiver.waitFor(path, count);
+    const requests = await receiver.waitFor(path, count, arrivalBoundMs);
     if (eventsOf(requests).filter((event) => event.type === 'task_completed').length >= tasks) return;
   }
 }
