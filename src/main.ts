@@ -14,7 +14,7 @@ import { ExecutionRunner } from './service/execution-runner.ts';
 import { Notifications } from './service/notifications.ts';
 import { createTokenService, type TokenService } from './service/token-service.ts';
 import { openStore } from './open-store.ts';
-import type { ExecutionChange } from './store/store.ts';
+import type { ExecutionChange, NewExecutionEvent } from './store/store.ts';
 import { builtinTools } from './tools/builtin-tools.ts';
 import { createDeliveryWorker } from './webhooks/delivery-worker.ts';
 import { parseRetrySchedule } from './webhooks/retry-schedule.ts';
@@ -31,6 +31,8 @@ export interface RunningServer {
 export interface StartOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly logger?: Logger;
+  /** Receives every entry of every execution's event log as it is committed in this process (terminal output). */
+  readonly onExecutionEvent?: (executionId: string, event: NewExecutionEvent, at: Date) => void;
 }
 
 /** The composition root: the one place that picks concrete adapters and wires them together. */
@@ -72,6 +74,7 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
   const onCommitted = (execution: Execution, change: ExecutionChange): void => {
     events.publish(execution, change);
     if ((change.outbox?.length ?? 0) > 0) worker.wake();
+    for (const event of change.events ?? []) options.onExecutionEvent?.(execution.id, event, change.now);
   };
   const notifications = new Notifications(randomUUID, crew.name);
   const runner = new ExecutionRunner({
