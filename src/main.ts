@@ -15,7 +15,7 @@ import { ExecutionRunner } from './service/execution-runner.ts';
 import { Notifications } from './service/notifications.ts';
 import { createTokenService, type TokenService } from './service/token-service.ts';
 import { openStore } from './open-store.ts';
-import type { ExecutionChange } from './store/store.ts';
+import type { ExecutionChange, NewExecutionEvent } from './store/store.ts';
 import { openCrewTools } from './tools/open-crew-tools.ts';
 import { workspaceRoot } from './workspace/execution-workspace.ts';
 import { createDeliveryWorker } from './webhooks/delivery-worker.ts';
@@ -35,6 +35,8 @@ export interface StartOptions {
   readonly logger?: Logger;
   /** Receives the crew loader's warnings as lines for a person; by default they go to the logger. */
   readonly warn?: (message: string) => void;
+  /** Receives every entry of every execution's event log as it is committed in this process (terminal output). */
+  readonly onExecutionEvent?: (executionId: string, event: NewExecutionEvent, at: Date) => void;
 }
 
 /** The composition root: the one place that picks concrete adapters and wires them together. */
@@ -101,8 +103,9 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
   const onCommitted = (execution: Execution, change: ExecutionChange): void => {
     events.publish(execution, change);
     if ((change.outbox?.length ?? 0) > 0) worker.wake();
+    for (const event of change.events ?? []) options.onExecutionEvent?.(execution.id, event, change.now);
   };
-  const notifications = new Notifications(randomUUID);
+  const notifications = new Notifications(randomUUID, crew.name);
   const runner = new ExecutionRunner({
     crew,
     store,

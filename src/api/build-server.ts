@@ -11,6 +11,7 @@ import { CrewdError } from '../domain/errors.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { ExecutionService } from '../service/execution-service.ts';
 import { installBearerAuth } from './bearer-auth.ts';
+import { describeCrew } from './crew-openapi.ts';
 import { installJsonBodyParser } from './json-body-parser.ts';
 import type { Authenticate } from './bearer-auth.ts';
 import { answerClientError, answerFrameworkError, installErrorHandling } from './error-handler.ts';
@@ -102,8 +103,16 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
       },
     },
     transform: jsonSchemaTransform,
+    transformObject: (document) =>
+      'openapiObject' in document
+        ? describeCrew(document.openapiObject, deps.service.crew)
+        : document.swaggerObject,
   });
-  await app.register(fastifySwaggerUi, { routePrefix: '/docs' });
+  await app.register(fastifySwaggerUi, {
+    routePrefix: '/docs',
+    theme: { title: `crewd API: ${deps.service.crew.name}` },
+    uiConfig: { url: '/openapi.json' },
+  });
   if (deps.rateLimitPerMinute > 0) {
     await app.register(fastifyRateLimit, {
       max: deps.rateLimitPerMinute,

@@ -1,7 +1,12 @@
 import { z } from 'zod';
 import { executionStates } from '../domain/execution.ts';
 import type { HumanInputWebhook } from '../domain/execution.ts';
-import { humanInputWebhookSchema, optionalWebhookUrl } from './webhook-fields.ts';
+import {
+  eventStreamSchema,
+  humanInputWebhookSchema,
+  optionalWebhookUrl,
+  toEventStreamTarget,
+} from './webhook-fields.ts';
 import type { HumanInputWebhookField } from './webhook-fields.ts';
 
 /** Request schemas: they validate requests and are the source of the OpenAPI description. */
@@ -16,6 +21,7 @@ export const kickoffBodySchema = z.object({
   crewWebhookUrl: optionalWebhookUrl,
   humanInputWebhook: humanInputWebhookSchema,
   humanInputWebhookUrl: optionalWebhookUrl.describe('Older form of humanInputWebhook.url'),
+  webhooks: eventStreamSchema,
 });
 export type KickoffBody = z.infer<typeof kickoffBodySchema>;
 
@@ -48,6 +54,9 @@ export const resumeBodySchema = z
     crewWebhookUrl: optionalWebhookUrl,
     humanInputWebhook: humanInputWebhookSchema.describe('Replaces the human input webhook given at kickoff'),
     humanInputWebhookUrl: optionalWebhookUrl.describe('Older form of humanInputWebhook.url'),
+    webhooks: eventStreamSchema.describe(
+      'Event streaming for the rest of the execution; not repeated, it stops',
+    ),
   })
   .superRefine((body, context) => {
     for (const [snake, camel] of resumeAliases) {
@@ -66,6 +75,7 @@ export const resumeBodySchema = z
     stepUrl: body.stepWebhookUrl ?? null,
     crewUrl: body.crewWebhookUrl ?? null,
     humanInput: toHumanInputWebhook(body.humanInputWebhook, body.humanInputWebhookUrl),
+    events: toEventStreamTarget(body.webhooks),
   }));
 
 export const kickoffIdParamsSchema = z.object({ kickoffId: z.string().min(1) });

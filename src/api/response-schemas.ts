@@ -69,7 +69,7 @@ export const deliveryListSchema = z.object({
   items: z.array(
     z.object({
       id: z.string(),
-      kind: z.enum(['task', 'step', 'crew', 'human_input']),
+      kind: z.enum(['task', 'step', 'crew', 'human_input', 'events']),
       url: z.string().describe('Without any user name or password it carried'),
       status: z.enum(['pending', 'delivered', 'failed']),
       created_at: z.string(),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { EventStreamTarget } from '../domain/execution.ts';
 
 /** True for an absolute `http:` or `https:` URL. */
 export function isHttpUrl(value: string): boolean {
@@ -43,3 +44,29 @@ export const humanInputWebhookSchema = z
   .describe('Receives a notification when a task waits for human feedback');
 
 export type HumanInputWebhookField = z.infer<typeof humanInputWebhookSchema>;
+
+export const eventStreamSchema = z
+  .object({
+    url: z.string().refine(isHttpUrl, urlMessage),
+    events: z
+      .array(z.string().min(1))
+      .optional()
+      .describe('crewAI event types to send, e.g. task_completed; absent sends every type crewd streams'),
+    realtime: z
+      .boolean()
+      .optional()
+      .describe('true sends each event in its own request; otherwise the events of one step travel together'),
+    authentication: webhookAuthenticationSchema.nullable().optional(),
+  })
+  .nullable()
+  .optional()
+  .describe('Event streaming as on the hosted platform: crewAI events POSTed as {"events": [...]}');
+
+export type EventStreamField = z.infer<typeof eventStreamSchema>;
+
+export function toEventStreamTarget(field: EventStreamField): EventStreamTarget | null {
+  if (field === null || field === undefined) return null;
+  const target = { url: field.url, types: field.events ?? null, realtime: field.realtime ?? false };
+  const authentication = field.authentication ?? undefined;
+  return authentication === undefined ? target : { ...target, authentication };
+}

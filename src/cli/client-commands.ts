@@ -1,67 +1,100 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import type { Command } from 'commander';
+import { createCrewdClient, CrewdClientError } from '../client/index.ts';
+import type { CrewdClient, ExecutionEvent, ExecutionState, ExecutionStatus } from '../client/index.ts';
 import { CrewdError } from '../domain/errors.ts';
-import { createApiClient } from './api-client.ts';
-import type { ApiClient } from './api-client.ts';
+import type { ErrorCode } from '../domain/errors.ts';
+import { executionStates } from '../domain/execution.ts';
 import type { CliContext } from './cli-context.ts';
 import { parseJsonObject } from './parse-json-object.ts';
 
 interface ConnectionOptions {
   readonly url?: string;
   readonly token?: string;
-  readonly wait?: boolean;
 }
 
-interface KickoffOptions extends ConnectionOptions {
+interface FollowOptions extends ConnectionOptions {
+  readonly wait?: boolean;
+  readonly json?: boolean;
+}
+
+interface WebhookOptions {
+  readonly taskWebhook?: string;
+  readonly stepWebhook?: string;
+  readonly crewWebhook?: string;
+}
+
+interface KickoffOptions extends FollowOptions, WebhookOptions {
   readonly inputs: string;
   readonly meta?: string;
 }
 
-interface ResumeOptions extends ConnectionOptions {
+interface ResumeOptions extends FollowOptions, WebhookOptions {
   readonly task: string;
   readonly feedback: string;
   readonly approve?: boolean;
   readonly reject?: boolean;
 }
 
-const pollMs = 1000;
+interface ListOptions extends ConnectionOptions {
+  readonly state?: string;
+  readonly limit?: string;
+  readonly json?: boolean;
+}
 
 /**
- * `crewd kickoff | status | resume`: a client for a running server. Responses are printed as JSON on stdout;
- * with --wait, what happens meanwhile goes to stderr and only the final status to stdout.
+ * `crewd kickoff | status | resume | cancel | list | pending`: a client for a running server, over the typed
+ * client that `crewd/client` exports. Answers are printed on stdout; with --wait, progress goes to stderr.
  */
 export function registerClientCommands(program: Command, context: CliContext): void {
   const connection = (command: Command): Command =>
     command
       .option('--url <url>', 'the server (default: CREWD_URL or http://127.0.0.1:8000)')
-      .option('--token <token>', 'bearer token (default: CREWD_TOKEN)')
-      .option('--wait', 'follow the execution until it pauses or ends, then print its status');
+      .option('--token <token>', 'bearer token (default: CREWD_TOKEN)');
+  const following = (command: Command): Command =>
+    connection(command)
+      .option('--wait', 'follow the execution until it pauses or ends, then print its result')
+      .option('--json', 'with --wait, print the whole status body instead of the result');
+  const webhooks = (command: Command, leg: string): Command =>
+    command
+      .option('--task-webhook <url>', `receives each task's output ${leg}`)
+      .option('--step-webhook <url>', `receives each agent step ${leg}`)
+      .option('--crew-webhook <url>', `receives the end of the execution ${leg}`);
 
-  connection(program.command('kickoff').description('start an execution on a running server'))
+  webhooks(following(program.command('kickoff').description('start an execution on a running server')), '')
     .requiredOption('--inputs <json>', 'the crew inputs as a JSON object')
     .option('--meta <json>', 'metadata returned in status and webhooks, as a JSON object')
     .action(async (options: KickoffOptions) => {
-      const body = {
-        inputs: parseJsonObject(options.inputs, '--inputs'),
-        ...(options.meta === undefined ? {} : { meta: parseJsonObject(options.meta, '--meta') }),
-      };
       const client = clientFor(options, context);
-      const response = await client.post('/kickoff', body);
-      await finish(client, response, () => kickoffId(response), options, context);
-    });
-
-  connection(program.command('status').description("show an execution's status"))
-    .argument('<kickoff-id>', 'the id kickoff returned')
-    .action(async (id: string, options: ConnectionOptions) => {
-      const client = clientFor(options, context);
-      if (options.wait === true) {
-        await follow(client, id, context);
+      const { kickoff_id: id } = await call(() =>
+        client.kickoff({
+          inputs: parseJsonObject(options.inputs, '--inputs'),
+          ...(options.meta === undefined ? {} : { meta: parseJsonObject(options.meta, '--meta') }),
+          ...webhookFields(options),
+        }),
+      );
+      if (options.wait !== true) {
+        printJson(context.stdout, { kickoff_id: id });
         return;
       }
-      printJson(context.stdout, await client.get(statusPath(id)));
+      context.stderr.write(`Started ${id}\n`);
+      await follow(client, id, options, context);
     });
 
-  connection(program.command('resume').description('answer an execution that waits for human input'))
+  following(program.command('status').description("show an execution's status"))
+    .argument('<kickoff-id>', 'the id kickoff returned')
+    .action(async (id: string, options: FollowOptions) => {
+      const client = clientFor(options, context);
+      if (options.wait === true) {
+        await follow(client, id, { ...options, json: true }, context);
+        return;
+      }
+      printJson(context.stdout, await call(() => client.status(id)));
+    });
+
+  webhooks(
+    following(program.command('resume').description('answer an execution that waits for human input')),
+    "(the interface drops the kickoff's URLs on /resume: repeat them here)",
+  )
     .argument('<kickoff-id>', 'the paused execution')
     .requiredOption('--task <task-id>', 'the task waiting for feedback')
     .option('--feedback <text>', 'the feedback for the agent', '')
@@ -72,87 +105,170 @@ export function registerClientCommands(program: Command, context: CliContext): v
         throw new CrewdError('VALIDATION_ERROR', 'Pass exactly one of --approve and --reject');
       }
       const client = clientFor(options, context);
-      const response = await client.post('/resume', {
-        execution_id: id,
-        task_id: options.task,
-        human_feedback: options.feedback,
-        is_approve: options.approve === true,
-      });
-      await finish(client, response, () => id, options, context);
+      const response = await call(() =>
+        client.resume({
+          execution_id: id,
+          task_id: options.task,
+          human_feedback: options.feedback,
+          is_approve: options.approve === true,
+          ...webhookFields(options),
+        }),
+      );
+      if (options.wait !== true) {
+        printJson(context.stdout, response);
+        return;
+      }
+      context.stderr.write(`${response.message}\n`);
+      await follow(client, id, options, context);
+    });
+
+  connection(program.command('cancel').description('cancel an execution (it becomes REVOKED)'))
+    .argument('<kickoff-id>', 'the execution to cancel')
+    .action(async (id: string, options: ConnectionOptions) => {
+      const status = await call(() => clientFor(options, context).cancel(id));
+      context.stderr.write(`${id} is ${status.state}\n`);
+      printJson(context.stdout, status);
+    });
+
+  connection(program.command('list').description('list executions, newest first'))
+    .option('--state <state>', `only executions in this state (${executionStates.join(', ')})`)
+    .option('--limit <n>', 'how many (1 to 100)', '20')
+    .option('--json', 'print the page as JSON')
+    .action(async (options: ListOptions) => {
+      const state = parseState(options.state);
+      await printList(clientFor(options, context), state, options, context);
+    });
+
+  connection(program.command('pending').description('list executions waiting for human review'))
+    .option('--limit <n>', 'how many (1 to 100)', '20')
+    .option('--json', 'print the page as JSON')
+    .action(async (options: ListOptions) => {
+      await printList(clientFor(options, context), 'PAUSED', options, context);
     });
 }
 
-function clientFor(options: ConnectionOptions, context: CliContext): ApiClient {
-  return createApiClient({
+function clientFor(options: ConnectionOptions, context: CliContext): CrewdClient {
+  return createCrewdClient({
     url: options.url ?? context.env.CREWD_URL ?? 'http://127.0.0.1:8000',
     token: options.token ?? context.env.CREWD_TOKEN,
   });
 }
 
-/** Prints the response, or with --wait shows it on stderr and follows the execution to its next stop. */
-async function finish(
-  client: ApiClient,
-  response: unknown,
-  id: () => string,
-  options: ConnectionOptions,
-  context: CliContext,
-): Promise<void> {
-  if (options.wait !== true) {
-    printJson(context.stdout, response);
-    return;
-  }
-  printJson(context.stderr, response);
-  await follow(client, id(), context);
+function webhookFields(options: WebhookOptions) {
+  return {
+    ...(options.taskWebhook === undefined ? {} : { taskWebhookUrl: options.taskWebhook }),
+    ...(options.stepWebhook === undefined ? {} : { stepWebhookUrl: options.stepWebhook }),
+    ...(options.crewWebhook === undefined ? {} : { crewWebhookUrl: options.crewWebhook }),
+  };
 }
 
-/** Polls the status every second until the execution is neither PENDING nor RUNNING, then prints it. */
-async function follow(client: ApiClient, id: string, context: CliContext): Promise<void> {
-  let shown = '';
-  for (;;) {
-    const status = (await client.get(statusPath(id))) as Record<string, unknown>;
-    const state = String(status.state);
-    if (state !== 'PENDING' && state !== 'RUNNING') {
-      printJson(context.stdout, status);
-      reportEnd(id, status, context);
-      return;
-    }
-    const line = progressLine(state, status);
-    if (line !== shown) context.stderr.write(`${line}\n`);
-    shown = line;
-    await sleep(pollMs);
-  }
+/** Follows the execution to its next stop, then prints its result (or with --json its whole status). */
+async function follow(client: CrewdClient, id: string, options: FollowOptions, context: CliContext) {
+  const status = await call(() => client.wait(id, { onEvent: (event) => progress(event, context) }));
+  if (options.json === true) printJson(context.stdout, status);
+  else printOutcome(status, context);
+  reportEnd(id, status, context);
 }
 
-function reportEnd(id: string, status: Record<string, unknown>, context: CliContext): void {
-  const pending = status.pending_human_input as { task_id?: unknown } | null | undefined;
-  if (status.state === 'PAUSED' && typeof pending?.task_id === 'string') {
+function progress(event: ExecutionEvent, context: CliContext): void {
+  const task = typeof event.data.task_id === 'string' ? event.data.task_id : undefined;
+  if (event.type === 'task-start' && task !== undefined) context.stderr.write(`Running ${task}\n`);
+  if (event.type === 'task-end' && task !== undefined) context.stderr.write(`Finished ${task}\n`);
+}
+
+/** The result for people: the final output, or while paused the output waiting for review. */
+function printOutcome(status: ExecutionStatus, context: CliContext): void {
+  const text = status.state === 'PAUSED' ? status.pending_human_input?.output : status.result;
+  if (typeof text === 'string' && status.state !== 'FAILED') context.stdout.write(`${text}\n`);
+}
+
+function reportEnd(id: string, status: ExecutionStatus, context: CliContext): void {
+  const pending = status.pending_human_input;
+  if (status.state === 'PAUSED' && pending !== null) {
     context.stderr.write(
       `${pending.task_id} is waiting for review; answer with: crewd resume ${id} --task ${pending.task_id} ` +
         `--approve (or --reject) --feedback '…'\n`,
     );
   }
   if (status.state === 'FAILED' || status.state === 'REVOKED') {
-    const reason = typeof status.error === 'string' ? `: ${status.error}` : '';
-    throw new CrewdError('TASK_FAILED', `Execution ${id} ended ${String(status.state)}${reason}`);
+    const reason = status.error === null ? '' : `: ${status.error}`;
+    throw new CrewdError('TASK_FAILED', `Execution ${id} ended ${status.state}${reason}`);
   }
 }
 
-function progressLine(state: string, status: Record<string, unknown>): string {
-  const progress = status.progress as { completed?: unknown; total?: unknown } | undefined;
-  const task = typeof status.current_task === 'string' ? ` ${status.current_task}` : '';
-  const counts =
-    progress === undefined ? '' : ` (${String(progress.completed)}/${String(progress.total)} tasks done)`;
-  return `${state}${task}${counts}`;
+async function printList(
+  client: CrewdClient,
+  state: ExecutionState | undefined,
+  options: ListOptions,
+  context: CliContext,
+): Promise<void> {
+  const limit = Number(options.limit ?? '20');
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100) {
+    throw new CrewdError('VALIDATION_ERROR', '--limit must be a whole number from 1 to 100');
+  }
+  const page = await call(() => client.list({ limit, ...(state === undefined ? {} : { state }) }));
+  if (options.json === true) {
+    printJson(context.stdout, page);
+    return;
+  }
+  if (page.items.length === 0) {
+    context.stderr.write(state === 'PAUSED' ? 'No execution is waiting for review\n' : 'No executions\n');
+    return;
+  }
+  for (const item of page.items) {
+    const waiting = item.pending_human_input;
+    const what = waiting === null ? (item.current_task ?? item.status) : `waiting on ${waiting.task_id}`;
+    context.stdout.write(`${item.kickoff_id}  ${item.state.padEnd(7)}  ${item.created_at}  ${what}\n`);
+  }
+  if (state === 'PAUSED') {
+    context.stderr.write(
+      "Answer one with: crewd resume <id> --task <task> --approve (or --reject) --feedback '…'\n",
+    );
+  }
 }
 
-function kickoffId(response: unknown): string {
-  const id = (response as { kickoff_id?: unknown } | null)?.kickoff_id;
-  if (typeof id !== 'string') throw new CrewdError('INTERNAL', 'The server did not answer with a kickoff_id');
-  return id;
+function parseState(value: string | undefined): ExecutionState | undefined {
+  if (value === undefined) return undefined;
+  const state = value.toUpperCase();
+  const known = executionStates.find((candidate) => candidate === state);
+  if (known === undefined) {
+    throw new CrewdError('VALIDATION_ERROR', `--state must be one of ${executionStates.join(', ')}`);
+  }
+  return known;
 }
 
-function statusPath(id: string): string {
-  return `/status/${encodeURIComponent(id)}`;
+/** Runs a client call; its error becomes a CrewdError with a message for the terminal. */
+async function call<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (!(error instanceof CrewdClientError)) throw error;
+    throw new CrewdError(codeOf(error), terminalMessage(error), { cause: error });
+  }
+}
+
+function terminalMessage(error: CrewdClientError): string {
+  if (error.status === null) return `${error.message}; is the server running?`;
+  const missing = error.details?.missing_inputs;
+  const detail = Array.isArray(missing) ? `: ${missing.join(', ')}` : '';
+  const hint = error.status === 401 ? ' (pass --token or set CREWD_TOKEN)' : '';
+  return `${error.message}${detail}${hint} (HTTP ${error.status})`;
+}
+
+const knownCodes: readonly string[] = [
+  'VALIDATION_ERROR',
+  'MISSING_INPUTS',
+  'UNAUTHORIZED',
+  'NOT_FOUND',
+  'NOT_PENDING_HUMAN_INPUT',
+  'IDEMPOTENCY_CONFLICT',
+  'PAYLOAD_TOO_LARGE',
+  'RATE_LIMITED',
+] satisfies readonly ErrorCode[];
+
+function codeOf(error: CrewdClientError): ErrorCode {
+  if (error.status === null) return 'DEPENDENCY_UNAVAILABLE';
+  return knownCodes.includes(error.code) ? (error.code as ErrorCode) : 'INTERNAL';
 }
 
 function printJson(output: NodeJS.WritableStream, value: unknown): void {

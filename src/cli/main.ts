@@ -3,6 +3,7 @@ import type { CliContext } from './cli-context.ts';
 import { registerCheckCommand } from './check-command.ts';
 import { registerClientCommands } from './client-commands.ts';
 import { describeError } from './describe-error.ts';
+import { registerInitCommand } from './init-command.ts';
 import { registerRunCommand } from './run-command.ts';
 import { registerServeCommand } from './serve-command.ts';
 import { registerTokensCommand } from './tokens-command.ts';
@@ -23,6 +24,7 @@ async function main(context: CliContext, argv: readonly string[]): Promise<numbe
   registerCheckCommand(program, context);
   registerTokensCommand(program, context);
   registerClientCommands(program, context);
+  registerInitCommand(program, context);
   try {
     await program.parseAsync(argv);
     return 0;

@@ -6,6 +6,7 @@ import type { ServeFlags } from '../config.ts';
 import type { RunningServer } from '../main.ts';
 import type { CliContext } from './cli-context.ts';
 import { explainFailure } from './describe-error.ts';
+import { eventLine } from './event-line.ts';
 import { heapGrowthFlag } from './heap-growth.ts';
 
 /** `crewd serve <crew-dir>`: serves a crew until SIGTERM or SIGINT, then shuts down cleanly. */
@@ -32,9 +33,14 @@ export function registerServeCommand(program: Command, context: CliContext): voi
       const { startServer } = await import('../main.ts');
       let server: RunningServer;
       try {
+        // On a terminal, a readable line per execution event; the JSON log lines stay as they are.
+        const readable = context.stdout.isTTY || context.env.CREWD_EVENT_LINES === '1';
         server = await startServer(config, {
           env,
           warn: (message) => context.stderr.write(`warning: ${message}\n`),
+          ...(readable
+            ? { onExecutionEvent: (id, event, at) => context.stdout.write(eventLine(id, event, at)) }
+            : {}),
         });
       } catch (error) {
         throw explainFailure(error, {

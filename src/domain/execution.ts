@@ -33,6 +33,18 @@ export interface HumanInputWebhook {
 }
 
 /**
+ * Event streaming as the hosted platform offers it: crewAI's events, in `{events: [...]}` envelopes, to one URL.
+ * `types` null means every event; `realtime` sends each event alone, otherwise the events of one commit travel
+ * together.
+ */
+export interface EventStreamTarget {
+  readonly url: string;
+  readonly types: readonly string[] | null;
+  readonly realtime: boolean;
+  readonly authentication?: WebhookAuthentication;
+}
+
+/**
  * Where notifications go. Task, step and crew URLs hold for one leg (kickoff, then each /resume);
  * the human-input webhook stays until a /resume replaces it.
  */
@@ -41,6 +53,8 @@ export interface WebhookTargets {
   readonly stepUrl: string | null;
   readonly crewUrl: string | null;
   readonly humanInput: HumanInputWebhook | null;
+  /** Event streaming for this leg, like the task, step and crew URLs; absent in executions stored before it. */
+  readonly events?: EventStreamTarget | null;
 }
 
 export const noWebhooks: WebhookTargets = { taskUrl: null, stepUrl: null, crewUrl: null, humanInput: null };

@@ -18,6 +18,7 @@ import type { TaskPlan } from './task-plan.ts';
 import { StepReplay } from './step-journal.ts';
 import type { StepJournal } from './step-journal.ts';
 import { createToolBox } from './tool-box.ts';
+import { withTriggerPayload } from './trigger-payload.ts';
 
 /**
  * Runs one attempt of a task: emits `task-start`, the model calls and agent steps, and returns the output.
@@ -59,7 +60,7 @@ async function attemptTask(
   const toolCallingModel = toolCallingSpec === undefined ? model : request.models(toolCallingSpec);
   const check =
     task.outputJson === undefined ? undefined : createStructuredOutputChecker(task.name, task.outputJson);
-  const prompt = taskPrompt({ ...plan, task });
+  const prompt = taskPrompt({ ...plan, task: withTriggerPayload(request.crew, task, request.inputs) });
   const replay = replayFor(request.checkpoint.journal, task.name, plan.attempt);
   let usage = emptyUsage;
 

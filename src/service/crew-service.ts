@@ -2,7 +2,7 @@ import { checkInputs } from '../crew/placeholders.ts';
 import { hashJson } from '../domain/canonical-json.ts';
 import type { CrewDefinition } from '../domain/crew.ts';
 import { CrewdError } from '../domain/errors.ts';
-import { isFinished, type Execution } from '../domain/execution.ts';
+import { isFinished, type Execution, type WebhookTargets } from '../domain/execution.ts';
 import type { HumanFeedback } from '../domain/task-output.ts';
 import type {
   DeliveryRecord,
@@ -117,6 +117,10 @@ export class CrewService implements ExecutionService {
 
   async resume(request: ResumeRequest): Promise<ResumeResult> {
     const execution = await this.get(request.executionId, request.caller);
+    if (!this.crew.tasks.some((task) => task.name === request.taskId)) {
+      // The hosted platform answers 404 for a task the crew does not have, and 400 only for a known one.
+      throw new CrewdError('NOT_FOUND', `The crew has no task '${request.taskId}'`);
+    }
     const pending = execution.pending;
     if (execution.state !== 'PAUSED' || pending === null || pending.taskId !== request.taskId) {
       throw notPending();
@@ -128,11 +132,13 @@ export class CrewService implements ExecutionService {
       approved: request.approve,
       output: pending.output.output,
     };
-    const webhooks = {
+    const webhooks: WebhookTargets = {
       taskUrl: request.taskUrl,
       stepUrl: request.stepUrl,
       crewUrl: request.crewUrl,
       humanInput: request.humanInput ?? execution.webhooks.humanInput,
+      // Like the task, step and crew URLs: a stream not given again on /resume gets nothing more.
+      ...(request.events === null ? {} : { events: request.events }),
     };
     const now = this.deps.clock();
     const guard = {
@@ -154,7 +160,7 @@ export class CrewService implements ExecutionService {
         error: null,
         finishedAt: now,
       };
-      await this.#mustApply({
+      const change: ExecutionChange = {
         ...guard,
         state: 'SUCCESS',
         appendOutput: pending.output,
@@ -166,7 +172,11 @@ export class CrewService implements ExecutionService {
           finishedAt: now,
         },
         events: [eventRecord.executionResumed(feedback), eventRecord.executionEnded(ended)],
-        outbox: this.deps.notifications.crewEnded(ended, webhooks),
+      };
+      const { notifications } = this.deps;
+      await this.#mustApply({
+        ...change,
+        outbox: [...notifications.crewEnded(ended, webhooks), ...notifications.streamed(ended, change)],
       });
       return { status: 'completed', message: 'Feedback approved; the execution is complete' };
     }
@@ -188,15 +198,19 @@ export class CrewService implements ExecutionService {
     if (isFinished(execution.state)) return execution;
     const now = this.deps.clock();
     const ended: Execution = { ...execution, state: 'REVOKED', currentTask: null, finishedAt: now };
-    const change: ExecutionChange = {
+    const unsent: ExecutionChange = {
       executionId,
       fromStates: ['PENDING', 'RUNNING', 'PAUSED'],
       state: 'REVOKED',
       pending: null,
       patch: { currentTask: null, finishedAt: now },
       events: [eventRecord.executionEnded(ended)],
-      outbox: this.deps.notifications.crewEnded(ended),
       now,
+    };
+    const { notifications } = this.deps;
+    const change: ExecutionChange = {
+      ...unsent,
+      outbox: [...notifications.crewEnded(ended), ...notifications.streamed(ended, unsent)],
     };
     const revoked = await this.deps.store.applyChange(change);
     this.deps.runner.stop(executionId, 'cancelled');

@@ -223,8 +223,10 @@ export class ExecutionLeg {
     if (merged === undefined) return;
     const { owner, durationMs } = this.deps.lease;
     const releases = merged.state !== undefined && merged.state !== 'RUNNING';
+    const streamed = this.deps.notifications.streamed(this.#execution, merged);
     const combined: ExecutionChange = {
       ...merged,
+      ...(streamed.length === 0 ? {} : { outbox: [...(merged.outbox ?? []), ...streamed] }),
       lease: { owner, until: releases ? null : new Date(merged.now.getTime() + durationMs) },
     };
     const execution = await this.deps.store.applyChange(combined);

@@ -1,5 +1,11 @@
 import type { CrewDefinition } from '../domain/crew.ts';
-import type { Execution, ExecutionState, HumanInputWebhook, WebhookTargets } from '../domain/execution.ts';
+import type {
+  EventStreamTarget,
+  Execution,
+  ExecutionState,
+  HumanInputWebhook,
+  WebhookTargets,
+} from '../domain/execution.ts';
 import type { DeliveryRecord, ExecutionPage, StoredExecutionEvent } from '../store/store.ts';
 
 /** Who is calling, from their bearer token. User callers see only the executions they started. */
@@ -28,6 +34,8 @@ export interface ResumeRequest {
   readonly crewUrl: string | null;
   /** Replaces the kickoff's human-input webhook when given. */
   readonly humanInput: HumanInputWebhook | null;
+  /** Event streaming for the next leg; null streams nothing more. */
+  readonly events: EventStreamTarget | null;
   readonly caller: Caller;
 }
 

@@ -1,7 +1,7 @@
 import type { AgentStep } from '../domain/events.ts';
 import type { Execution, WebhookTargets } from '../domain/execution.ts';
 import type { TaskOutput } from '../domain/task-output.ts';
-import type { NewOutboxMessage, WebhookKind } from '../store/store.ts';
+import type { ExecutionChange, NewOutboxMessage, WebhookKind } from '../store/store.ts';
 import {
   crewPayload,
   humanInputHeaders,
@@ -9,13 +9,53 @@ import {
   stepPayload,
   taskPayload,
 } from '../webhooks/payloads.ts';
+import { toStreamEvents } from './stream-events.ts';
 
 /**
  * Builds the webhook messages a change causes, for the targets registered on the current leg. They are written
  * in the same transaction as the change, so none is lost or sent for a change that did not happen.
  */
 export class Notifications {
-  constructor(private readonly newId: () => string) {}
+  constructor(
+    private readonly newId: () => string,
+    /** Named in the streamed crew events. */
+    private readonly crewName = 'crew',
+  ) {}
+
+  /**
+   * The event streaming messages for a change: crewAI's events for the records it logs, filtered by the target's
+   * types; one message per event when the target is realtime, else one for all of them.
+   */
+  streamed(
+    execution: Execution,
+    change: ExecutionChange,
+    webhooks: WebhookTargets = execution.webhooks,
+  ): NewOutboxMessage[] {
+    const target = webhooks.events ?? null;
+    if (target === null) return [];
+    const context = {
+      crewName: this.crewName,
+      inputs: execution.inputs,
+      firstStart: change.patch?.startedAt !== undefined,
+      totalTokens: (change.patch?.usage ?? execution.usage).totalTokens,
+    };
+    const sources = (change.events ?? []).map((record) => ({ record, at: change.now }));
+    const events = sources.flatMap(({ record, at }) =>
+      toStreamEvents(record, context)
+        .filter((event) => target.types === null || target.types.includes(event.type))
+        .map((event) => ({
+          id: `evt_${this.newId()}`,
+          execution_id: execution.id,
+          timestamp: at.toISOString(),
+          type: event.type,
+          data: event.data,
+        })),
+    );
+    if (events.length === 0) return [];
+    const headers = humanInputHeaders(target.authentication);
+    const batches = target.realtime ? events.map((event) => [event]) : [events];
+    return batches.map((batch) => this.#message('events', target.url, { events: batch }, headers));
+  }
 
   taskEnded(execution: Execution, output: TaskOutput, taskName: string): NewOutboxMessage[] {
     return this.#to(

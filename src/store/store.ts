@@ -172,7 +172,8 @@ export interface TokenStore {
   revokeToken(id: string, now: Date): Promise<boolean>;
 }
 
-export type WebhookKind = 'task' | 'step' | 'crew' | 'human_input';
+/** `events` carries the hosted platform's event streaming envelopes. */
+export type WebhookKind = 'task' | 'step' | 'crew' | 'human_input' | 'events';
 
 export interface NewOutboxMessage {
   /** The `webhook-id` header: the same on every attempt. */

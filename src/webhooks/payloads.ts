@@ -180,20 +180,26 @@ function unsafe(field: string, problem: string): CrewdError {
   return new CrewdError('VALIDATION_ERROR', message, { details: { fields: [{ field, message }] } });
 }
 
-/** Checks a human-input webhook's credentials; the HTTP layer calls it on /kickoff and /resume. */
-export function assertCredentialsSafe(auth: WebhookAuthentication): void {
+/**
+ * Checks a webhook's credentials; the HTTP layer calls it on /kickoff and /resume. `field` names the
+ * authentication object in messages.
+ */
+export function assertCredentialsSafe(
+  auth: WebhookAuthentication,
+  field = 'humanInputWebhook.authentication',
+): void {
   switch (auth.strategy) {
     case 'bearer':
-      validateHeaderSafe('humanInputWebhook.authentication.token', auth.token, { ascii: true });
+      validateHeaderSafe(`${field}.token`, auth.token, { ascii: true });
       return;
     case 'basic':
-      validateHeaderSafe('humanInputWebhook.authentication.username', auth.username);
-      validateHeaderSafe('humanInputWebhook.authentication.password', auth.password, { allowEmpty: true });
+      validateHeaderSafe(`${field}.username`, auth.username);
+      validateHeaderSafe(`${field}.password`, auth.password, { allowEmpty: true });
       return;
   }
 }
 
-/** The `Authorization` header a human-input webhook asks for; empty without authentication. */
+/** The `Authorization` header a webhook's authentication asks for; empty without authentication. */
 export function humanInputHeaders(auth?: WebhookAuthentication): Record<string, string> {
   if (auth === undefined) return {};
   assertCredentialsSafe(auth);

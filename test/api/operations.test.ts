@@ -98,6 +98,7 @@ describe('API description', () => {
         '/{kickoffId}/status',
         '/resume',
         '/cancel/{kickoffId}',
+        '/stop/{kickoffId}',
         '/executions',
         '/executions/{id}/events',
         '/executions/{id}/deliveries',

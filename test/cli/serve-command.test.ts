@@ -70,13 +70,23 @@ describe('crewd serve', () => {
       expect(curl).toBe(`curl -H 'Authorization: Bearer ${token}' ${url}/inputs`);
       const client = { env: { CREWD_URL: url!, CREWD_TOKEN: token! } };
 
-      const kickoff = await runCrewd(['kickoff', '--inputs', exampleInputs, '--wait'], client);
+      const kickoff = await runCrewd(['kickoff', '--inputs', exampleInputs, '--wait', '--json'], client);
       expect(kickoff.code).toBe(0);
       const paused = JSON.parse(kickoff.stdout);
       expect(paused).toMatchObject({ state: 'PAUSED', pending_human_input: { task_id: 'outline_task' } });
 
       const resume = await runCrewd(
-        ['resume', paused.kickoff_id, '--task', 'outline_task', '--approve', '--feedback', 'Fine', '--wait'],
+        [
+          'resume',
+          paused.kickoff_id,
+          '--task',
+          'outline_task',
+          '--approve',
+          '--feedback',
+          'Fine',
+          '--wait',
+          '--json',
+        ],
         client,
       );
       expect(resume.code).toBe(0);

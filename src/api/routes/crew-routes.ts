@@ -1,6 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CrewdError } from '../../domain/errors.ts';
-import type { HumanInputWebhook } from '../../domain/execution.ts';
+import type { EventStreamTarget, HumanInputWebhook } from '../../domain/execution.ts';
 import { assertCredentialsSafe } from '../../webhooks/payloads.ts';
 import { callerOf } from '../bearer-auth.ts';
 import {
@@ -16,6 +16,7 @@ import {
   statusViewSchema,
 } from '../response-schemas.ts';
 import { StatusBodies } from '../status-bodies.ts';
+import { toEventStreamTarget } from '../webhook-fields.ts';
 import { toStatusView } from '../status-view.ts';
 import { bearerSecurity } from './route-context.ts';
 import type { RouteContext, ZodApp } from './route-context.ts';
@@ -61,6 +62,8 @@ export function registerCrewRoutes(app: ZodApp, context: RouteContext): void {
       const body = request.body;
       const humanInput = toHumanInputWebhook(body.humanInputWebhook, body.humanInputWebhookUrl);
       checkCredentials(humanInput);
+      const events = toEventStreamTarget(body.webhooks);
+      checkStreamCredentials(events);
       const { kickoffId } = await service.kickoff({
         inputs: body.inputs,
         meta: body.meta ?? null,
@@ -69,6 +72,7 @@ export function registerCrewRoutes(app: ZodApp, context: RouteContext): void {
           stepUrl: body.stepWebhookUrl ?? null,
           crewUrl: body.crewWebhookUrl ?? null,
           humanInput,
+          ...(events === null ? {} : { events }),
         },
         idempotencyKey: idempotencyKey(request),
         caller: callerOf(request),
@@ -109,30 +113,47 @@ export function registerCrewRoutes(app: ZodApp, context: RouteContext): void {
     },
     async (request) => {
       checkCredentials(request.body.humanInput);
+      checkStreamCredentials(request.body.events);
       const result = await service.resume({ ...request.body, caller: callerOf(request) });
       return { status: result.status, message: result.message };
     },
   );
 
+  const cancel = async (request: FastifyRequest<{ Params: { kickoffId: string } }>) => {
+    const execution = await service.cancel(request.params.kickoffId, callerOf(request));
+    return toStatusView(execution, service.crew, clock());
+  };
+  const cancelSchema = {
+    security: bearerSecurity,
+    params: kickoffIdParamsSchema,
+    response: { 200: statusViewSchema },
+  };
   app.post(
     '/cancel/:kickoffId',
     {
       schema: {
         summary: 'Cancel an execution (it becomes REVOKED); finished ones stay as they are',
-        security: bearerSecurity,
-        params: kickoffIdParamsSchema,
-        response: { 200: statusViewSchema },
+        ...cancelSchema,
       },
     },
-    async (request) => {
-      const execution = await service.cancel(request.params.kickoffId, callerOf(request));
-      return toStatusView(execution, service.crew, clock());
-    },
+    cancel,
+  );
+  // The hosted platform's name for cancel.
+  app.post(
+    '/stop/:kickoffId',
+    { schema: { summary: "Cancel an execution, under the hosted platform's name for it", ...cancelSchema } },
+    cancel,
   );
 }
 
 function checkCredentials(humanInput: HumanInputWebhook | null): void {
   if (humanInput?.authentication !== undefined) assertCredentialsSafe(humanInput.authentication);
+}
+
+function checkStreamCredentials(events: EventStreamTarget | null): void {
+  if (events?.authentication !== undefined) {
+    assertCredentialsSafe(events.authentication, 'webhooks.authentication');
+  }
 }
 
 function idempotencyKey(request: FastifyRequest): string | null {

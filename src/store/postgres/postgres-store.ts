@@ -40,7 +40,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
   } catch (error) {
     if (!isAlreadyCreated(error)) {
       await pool.end();
-      throw openError(error);
+      throw openError(error, url);
     }
   }
   const context = createPostgresContext(pool);
@@ -64,14 +64,36 @@ function isAlreadyCreated(error: unknown): boolean {
   return code === '42P06' || code === '23505';
 }
 
-function openError(error: unknown): CrewdError {
+function openError(error: unknown, url: string): CrewdError {
   if (isConnectionError(error)) {
     return new CrewdError('DEPENDENCY_UNAVAILABLE', 'Cannot connect to the PostgreSQL database', {
       retryable: true,
       cause: error,
     });
   }
+  const advice = adviceFor(error, url);
+  if (advice !== undefined) return new CrewdError('CONFIG_INVALID', advice, { cause: error });
   // Start-up only, for the operator: the server's reason (unknown database, failed authentication…) helps most.
   const reason = error instanceof Error ? `: ${error.message}` : '';
   return new CrewdError('CONFIG_INVALID', `Cannot open the PostgreSQL database${reason}`, { cause: error });
+}
+
+const urlShape = 'postgres://<user>:<password>@<host>:5432/<database>';
+
+/** What to write instead, for the mistakes a first PostgreSQL URL usually has. */
+function adviceFor(error: unknown, url: string): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  const parsed = URL.canParse(url) ? new URL(url) : undefined;
+  const user = decodeURIComponent(parsed?.username ?? '');
+  const database = decodeURIComponent(parsed?.pathname.replace(/^\//, '') ?? '');
+  if (code === '28000' && user === '') {
+    return `The PostgreSQL URL names no user; write one, as in ${urlShape}`;
+  }
+  if (code === '3D000' && database !== '') {
+    return (
+      `The PostgreSQL database "${database}" does not exist; create it (createdb ${database}, or ` +
+      `CREATE DATABASE "${database}"; in psql) or name an existing one, as in ${urlShape}`
+    );
+  }
+  return undefined;
 }

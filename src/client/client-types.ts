@@ -1,0 +1,44 @@
+import type { z } from 'zod';
+import type { kickoffBodySchema, resumeBodySchema } from '../api/request-schemas.ts';
+import type {
+  deliveryListSchema,
+  executionListSchema,
+  inputsResponseSchema,
+  kickoffResponseSchema,
+  resumeResponseSchema,
+  statusViewSchema,
+} from '../api/response-schemas.ts';
+
+/*
+ * The client's types come from the zod schemas that validate the server's requests and responses, which are also
+ * the source of its OpenAPI description: a change to the API changes these types, so the two cannot drift apart.
+ * Only types are imported; the client carries no schema code at run time.
+ */
+
+/** The body of `POST /kickoff`. */
+export type KickoffRequest = z.input<typeof kickoffBodySchema>;
+export type KickoffResponse = z.output<typeof kickoffResponseSchema>;
+/** The body of `POST /resume` (snake_case, or the camelCase older clients send). */
+export type ResumeRequest = z.input<typeof resumeBodySchema>;
+export type ResumeResponse = z.output<typeof resumeResponseSchema>;
+/** What `GET /status/{id}` answers. */
+export type ExecutionStatus = z.output<typeof statusViewSchema>;
+export type ExecutionState = ExecutionStatus['state'];
+export type ExecutionList = z.output<typeof executionListSchema>;
+/** `GET /executions` parameters; `limit` is 1 to 100 (20 unless given). */
+export interface ListQuery {
+  readonly state?: ExecutionState;
+  readonly limit?: number;
+  readonly cursor?: string;
+}
+export type InputsResponse = z.output<typeof inputsResponseSchema>;
+export type DeliveryList = z.output<typeof deliveryListSchema>;
+
+/** One entry of an execution's event log, as `GET /executions/{id}/events` streams it. */
+export interface ExecutionEvent {
+  /** 1, 2, 3… within the execution; resume after it with `lastEventId`. */
+  readonly id: number;
+  /** `execution-start`, `task-start`, `step-end`, `task-end`, `human-input-request`, `execution-end`, … */
+  readonly type: string;
+  readonly data: Record<string, unknown>;
+}

@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { toStreamEvents } from './stream-events.ts';
+
+const context = { crewName: 'crew-x', inputs: { topic: 'tides' }, firstStart: false, totalTokens: 42 };
+
+describe('toStreamEvents', () => {
+  it('names a tool step tool_usage_finished with its arguments and output', () => {
+    const events = toStreamEvents(
+      {
+        type: 'step-end',
+        data: {
+          task_id: 'search',
+          agent: 'Researcher',
+          tool: 'lookup',
+          tool_input: { q: 'tides' },
+          result: '3 hits',
+        },
+      },
+      context,
+    );
+
+    expect(events).toEqual([
+      {
+        type: 'tool_usage_finished',
+        data: {
+          task_id: 'search',
+          task_name: 'search',
+          agent_role: 'Researcher',
+          tool_name: 'lookup',
+          tool_args: { q: 'tides' },
+          output: '3 hits',
+        },
+      },
+    ]);
+  });
+
+  it('ends a failed or cancelled execution with crew_kickoff_failed and a successful one with its tokens', () => {
+    const ended = (data: Record<string, unknown>) => toStreamEvents({ type: 'execution-end', data }, context);
+
+    expect(ended({ state: 'FAILED', result: null, error: "Task 'a' failed: timeout" })).toEqual([
+      { type: 'crew_kickoff_failed', data: { crew_name: 'crew-x', error: "Task 'a' failed: timeout" } },
+    ]);
+    expect(ended({ state: 'REVOKED', result: null, error: null })).toEqual([
+      { type: 'crew_kickoff_failed', data: { crew_name: 'crew-x', error: 'The execution was cancelled' } },
+    ]);
+    expect(ended({ state: 'SUCCESS', result: 'Done', error: null })).toEqual([
+      { type: 'crew_kickoff_completed', data: { crew_name: 'crew-x', output: 'Done', total_tokens: 42 } },
+    ]);
+  });
+
+  it('announces the kickoff only on the first start, and nothing for pauses and resumes', () => {
+    const start = { type: 'execution-start', data: { state: 'RUNNING' } };
+
+    expect(toStreamEvents(start, context)).toEqual([]);
+    expect(toStreamEvents(start, { ...context, firstStart: true })).toEqual([
+      { type: 'crew_kickoff_started', data: { crew_name: 'crew-x', inputs: { topic: 'tides' } } },
+    ]);
+    expect(toStreamEvents({ type: 'human-input-request', data: {} }, context)).toEqual([]);
+    expect(toStreamEvents({ type: 'execution-resume', data: {} }, context)).toEqual([]);
+  });
+});

@@ -1,0 +1,132 @@
+import type { NewExecutionEvent } from '../store/store.ts';
+import { executionEndType } from './event-records.ts';
+
+/** One event as the hosted platform's event streaming sends it, before its id and timestamp are given. */
+export interface StreamEventBody {
+  /** crewAI's event type name, e.g. `task_completed`. */
+  readonly type: string;
+  readonly data: Record<string, unknown>;
+}
+
+/** What an event record alone does not say. */
+export interface StreamEventContext {
+  readonly crewName: string;
+  readonly inputs: Readonly<Record<string, unknown>>;
+  /** True when the change that carries the record starts the execution for the first time. */
+  readonly firstStart: boolean;
+  readonly totalTokens: number;
+}
+
+/** The crewAI event types crewd streams, in the order they happen in a run. */
+export const streamEventTypes = [
+  'crew_kickoff_started',
+  'task_started',
+  'agent_execution_started',
+  'llm_call_completed',
+  'tool_usage_finished',
+  'agent_execution_completed',
+  'task_completed',
+  'crew_kickoff_completed',
+  'crew_kickoff_failed',
+] as const;
+
+type Data = Readonly<Record<string, unknown>>;
+
+/**
+ * crewAI's events for one entry of crewd's event log ,
+ * with the payload fields of crewAI's event classes that crewd knows. A task's `task_id` is its name in
+ * tasks.yaml, as everywhere in crewd; `task_name` repeats it, as crewAI names tasks.
+ */
+export function toStreamEvents(record: NewExecutionEvent, context: StreamEventContext): StreamEventBody[] {
+  const data = record.data;
+  switch (record.type) {
+    case 'execution-start':
+      // A resumed or recovered leg starts again; crewAI's kickoff event marks only the first start.
+      return context.firstStart
+        ? [{ type: 'crew_kickoff_started', data: { crew_name: context.crewName, inputs: context.inputs } }]
+        : [];
+    case 'task-start': {
+      const task = taskFields(data);
+      return [
+        { type: 'task_started', data: { ...task, attempt: data.attempt } },
+        { type: 'agent_execution_started', data: task },
+      ];
+    }
+    case 'model-call-end':
+      return [
+        {
+          type: 'llm_call_completed',
+          data: {
+            task_id: data.task_id,
+            task_name: data.task_id,
+            model: data.model,
+            call_type: 'llm_call',
+            usage: data.usage,
+          },
+        },
+      ];
+    case 'step-end':
+      return data.tool === null ? [agentCompleted(data)] : [toolFinished(data)];
+    case 'task-end':
+      return [taskCompleted(data)];
+    case executionEndType:
+      return [crewEnded(data, context)];
+    default:
+      // human-input-request and execution-resume have no crewAI counterpart.
+      return [];
+  }
+}
+
+function taskFields(data: Data): Record<string, unknown> {
+  return { task_id: data.task_id, task_name: data.task_id, agent_role: data.agent };
+}
+
+function agentCompleted(data: Data): StreamEventBody {
+  return { type: 'agent_execution_completed', data: { ...taskFields(data), output: data.result } };
+}
+
+function toolFinished(data: Data): StreamEventBody {
+  return {
+    type: 'tool_usage_finished',
+    data: { ...taskFields(data), tool_name: data.tool, tool_args: data.tool_input, output: data.result },
+  };
+}
+
+function taskCompleted(data: Data): StreamEventBody {
+  const json = data.output_json ?? null;
+  return {
+    type: 'task_completed',
+    data: {
+      ...taskFields(data),
+      // Shaped like crewAI's TaskOutput.
+      output: {
+        name: data.task_id,
+        description: data.description,
+        expected_output: data.expected_output,
+        summary: data.summary,
+        raw: data.output,
+        json_dict: json,
+        agent: data.agent,
+        output_format: json === null ? 'raw' : 'json',
+      },
+    },
+  };
+}
+
+function crewEnded(data: Data, context: StreamEventContext): StreamEventBody {
+  const crew_name = context.crewName;
+  switch (data.state) {
+    case 'SUCCESS':
+      return {
+        type: 'crew_kickoff_completed',
+        data: { crew_name, output: data.result, total_tokens: context.totalTokens },
+      };
+    case 'REVOKED':
+      return { type: 'crew_kickoff_failed', data: { crew_name, error: 'The execution was cancelled' } };
+    default:
+      return {
+        type: 'crew_kickoff_failed',
+        data: { crew_name, error: data.error ?? 'The execution failed' },
+      };
+  }
+}

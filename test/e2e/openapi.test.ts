@@ -1,0 +1,66 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningServer } from '../../src/main.ts';
+import { startFakeOpenAI, type FakeOpenAIServer } from '../support/fake-openai-server.ts';
+import { numberedAnswers } from '../support/model-requests.ts';
+import { apiClient, crewsDir, startCrewd } from '../support/crewd.ts';
+
+let model: FakeOpenAIServer;
+let crewd: RunningServer;
+
+beforeAll(async () => {
+  model = await startFakeOpenAI({ respond: numberedAnswers() });
+  crewd = await startCrewd({ crewDir: join(crewsDir, 'review-crew'), modelUrl: model.url });
+});
+
+afterAll(async () => {
+  await crewd.close();
+  await model.close();
+});
+
+describe("the crew's API description", () => {
+  it("names the crew's inputs in the kickoff body, with examples and tags", async () => {
+    const document = (await apiClient(crewd.url, null).get('/openapi.json')).body;
+
+    const kickoff = document.paths['/kickoff'].post.requestBody.content['application/json'];
+    expect(kickoff.schema.properties.inputs).toMatchObject({
+      type: 'object',
+      properties: { product: { type: 'string' }, audience: { type: 'string' } },
+      required: ['product', 'audience'],
+    });
+    expect(kickoff.example.inputs).toEqual({ product: '<product>', audience: '<audience>' });
+    const resume = document.paths['/resume'].post.requestBody.content['application/json'];
+    expect(resume.example).toMatchObject({ task_id: 'draft', is_approve: true });
+    expect(document.paths['/kickoff'].post.tags).toEqual(['Crew']);
+    expect(document.paths['/executions'].get.tags).toEqual(['Executions']);
+    expect(document.paths['/health/live'].get.tags).toEqual(['Operations']);
+    expect(document.tags.map((tag: { name: string }) => tag.name)).toEqual([
+      'Crew',
+      'Executions',
+      'Operations',
+    ]);
+  });
+
+  it('describes every webhook crewd sends as OpenAPI 3.1 webhooks', async () => {
+    const document = (await apiClient(crewd.url, null).get('/openapi.json')).body;
+
+    expect(document.openapi).toBe('3.1.0');
+    expect(Object.keys(document.webhooks)).toEqual(['task', 'step', 'crew', 'humanInput', 'events']);
+    const schemaOf = (name: string) =>
+      document.webhooks[name].post.requestBody.content['application/json'].schema;
+    expect(schemaOf('task').required).toEqual(
+      expect.arrayContaining(['kickoff_id', 'task_id', 'output', 'meta']),
+    );
+    expect(schemaOf('events').properties.events.items.properties.type.enum).toContain('task_completed');
+  });
+
+  it('serves /docs titled for crewd, reading /openapi.json', async () => {
+    const page = await fetch(`${crewd.url}/docs/`);
+    const html = await page.text();
+    const initializer = await (await fetch(`${crewd.url}/docs/static/swagger-initializer.js`)).text();
+
+    expect(page.status).toBe(200);
+    expect(html).toContain('<title>crewd API: review-crew</title>');
+    expect(initializer).toContain('/openapi.json');
+  });
+});
