@@ -8,7 +8,11 @@ export function StepList({ steps }: { steps: readonly StepPayload[] }) {
     <ol class="steps" aria-label="Steps">
       {steps.map((step, index) => (
         <li key={index} class="step">
-          {step.thought.trim() === '' ? null : <p class="thought">{step.thought}</p>}
+          {/* A final answer's thought is the answer itself, shown as the task's output below. */}
+          {step.thought.trim() === '' ||
+          (step.tool === null && step.thought.trim() === step.result.trim()) ? null : (
+            <p class="thought">{step.thought}</p>
+          )}
           {step.tool === null ? (
             <p class="muted">Final answer given.</p>
           ) : (
