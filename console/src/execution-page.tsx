@@ -26,7 +26,8 @@ export function ExecutionPage({ client, id }: { client: ApiClient; id: string })
       return { detail, deliveries: deliveries.items };
     },
     id,
-    null,
+    // Webhook deliveries are retried apart from the execution's events; a slow refresh keeps them current.
+    5000,
   );
   const [steps, setSteps] = useState<readonly StepPayload[]>([]);
   const [cancelError, setCancelError] = useState<string | null>(null);
@@ -131,6 +132,7 @@ export function ExecutionPage({ client, id }: { client: ApiClient; id: string })
         <section class="box" aria-labelledby="review-title">
           <h2 id="review-title">Waiting for your review</h2>
           <ReviewCard
+            key={`${pending.task_id}/${pending.attempt}`}
             client={client}
             headingLevel={3}
             review={{

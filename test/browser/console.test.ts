@@ -9,6 +9,8 @@ import type { Store } from '../../src/store/store.ts';
 import { collectPageErrors, launchChromium } from '../support/browser.ts';
 import { apiClient, crewsDir, startCrewd, tempDatabase, testToken } from '../support/crewd.ts';
 import { startFakeOpenAI } from '../support/fake-openai-server.ts';
+import { startScriptedReceiver } from '../support/scripted-receiver.ts';
+import type { ScriptedReceiver } from '../support/scripted-receiver.ts';
 import type { FakeOpenAIServer, RecordedRequest } from '../support/fake-openai-server.ts';
 
 /** Set to a directory to save the README's screenshots of the console while the tests run. */
@@ -18,6 +20,7 @@ let model: FakeOpenAIServer;
 let crewd: RunningServer;
 let store: Store;
 let browser: Browser;
+let receiver: ScriptedReceiver;
 let aliceToken: string;
 const api = () => apiClient(crewd.url);
 
@@ -51,6 +54,7 @@ beforeAll(async () => {
   aliceToken = (
     await createTokenService({ store, clock: () => new Date() }).create({ kind: 'user', userId: 'alice' })
   ).secret;
+  receiver = await startScriptedReceiver();
   browser = await launchChromium();
   if (screenshotDir !== undefined) mkdirSync(screenshotDir, { recursive: true });
 }, 60_000);
@@ -61,6 +65,7 @@ afterAll(async () => {
   await crewd?.close();
   await store?.close();
   await model?.close();
+  await receiver?.close();
 });
 
 async function openConsole(
@@ -116,6 +121,9 @@ describe('the web console in a browser', { timeout: 90_000 }, () => {
     await page.getByRole('link', { name: 'Kick off' }).click();
     await page.getByLabel('product').fill('held-kettles');
     await page.getByLabel('audience').fill('cafes');
+    await page.getByText('Meta and webhooks (optional)').click();
+    await page.getByLabel('Meta (JSON object)').fill('{"ticket": 42}');
+    await page.getByLabel('Task webhook URL').fill(`${receiver.url}/tasks`);
     await page.getByRole('button', { name: 'Kick off' }).click();
 
     // The first task has started and its model call is still held: the page shows it live, without output yet.
@@ -145,6 +153,13 @@ describe('the web console in a browser', { timeout: 90_000 }, () => {
     const result = page.getByRole('region', { name: 'Result' });
     await result.getByRole('heading', { name: 'Final brief on held-kettles' }).waitFor();
     expect(await page.locator('.bar .badge').textContent()).toBe('Succeeded');
+    // Every task webhook message is listed with its delivery attempts; the kickoff's meta is shown.
+    await page
+      .getByRole('cell', { name: `${receiver.url}/tasks` })
+      .first()
+      .waitFor();
+    await page.getByText('Inputs and meta').click();
+    await page.getByText('ticket:').waitFor();
     const draftRows = page.getByRole('listitem', { name: 'Task draft' }).locator('tbody tr');
     expect(await draftRows.count()).toBe(2);
     expect(errors).toEqual([]);
