@@ -1,4 +1,4 @@
-import { useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiClient } from './api-client.ts';
 import { useHashRoute } from './hooks.ts';
 import { ExecutionList } from './execution-list.tsx';
@@ -12,6 +12,13 @@ export function App() {
   const [token, setToken] = useState(() => sessionToken.read());
   const client = useMemo(() => (token === null ? null : new ApiClient(token)), [token]);
   const route = useHashRoute();
+  const main = useRef<HTMLElement>(null);
+  const firstRoute = useRef(true);
+  // After moving to another page, keyboard and screen reader users start at its content, not at the old focus.
+  useEffect(() => {
+    if (firstRoute.current) firstRoute.current = false;
+    else main.current?.focus();
+  }, [route]);
 
   if (client === null) {
     return (
@@ -50,7 +57,7 @@ export function App() {
           Sign out
         </button>
       </header>
-      <main id="main">
+      <main id="main" ref={main} tabIndex={-1}>
         {execution !== null ? (
           <ExecutionPage key={execution[1]} client={client} id={decodeURIComponent(execution[1] ?? '')} />
         ) : section === 'inbox' ? (

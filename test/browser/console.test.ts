@@ -43,6 +43,7 @@ function answer(request: RecordedRequest) {
     : text.includes('Draft a one-paragraph brief')
       ? `A short brief: ${product} are *sturdy* and easy to repair${attempt}.`
       : `# Final brief on ${product}\n\nBuy them for their \`long life\`.`;
+  if (product === 'broken') return { status: 400, errorMessage: 'provider secret detail' };
   return { content, ...(held === undefined ? {} : { heldUntil: held }) };
 }
 
@@ -245,6 +246,21 @@ describe('the web console in a browser', { timeout: 90_000 }, () => {
     await page.locator('.bar .badge', { hasText: 'Cancelled' }).waitFor();
     expect(await page.getByRole('button', { name: 'Cancel execution' }).count()).toBe(0);
     expect((await api().get(`/status/${id}`)).body.state).toBe('REVOKED');
+    await context.close();
+  });
+
+  it('says in plain words why an execution failed', async () => {
+    const kickoff = await api().post('/kickoff', { inputs: { product: 'broken', audience: 'nobody' } });
+    const id = kickoff.body.kickoff_id as string;
+    await api().waitForState(id, ['FAILED']);
+    const { context, page } = await openConsole();
+    await page.goto(`${crewd.url}/console/#/executions/${id}`);
+
+    const problem = page.getByRole('alert').filter({ hasText: 'What went wrong' });
+    await problem.waitFor();
+    expect(await problem.textContent()).toContain('gather');
+    expect(await page.getByText('provider secret detail').count()).toBe(0);
+    expect(await page.locator('.bar .badge').textContent()).toBe('Failed');
     await context.close();
   });
 
