@@ -18,6 +18,7 @@ import { answerClientError, answerFrameworkError, installErrorHandling } from '.
 import { describeErrorResponses } from './error-responses.ts';
 import { zodValidatorCompiler } from './request-validation.ts';
 import { errorBodySchema } from './response-schemas.ts';
+import { registerConsoleRoutes } from './routes/console-routes.ts';
 import { registerCrewRoutes } from './routes/crew-routes.ts';
 import { registerEventStreamRoute, serverClosing } from './routes/event-stream-route.ts';
 import { registerExecutionRoutes } from './routes/execution-routes.ts';
@@ -136,6 +137,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   });
   registerCrewRoutes(app, context);
   registerExecutionRoutes(app, context);
+  registerConsoleRoutes(app, context);
   registerEventStreamRoute(app, { ...context, heartbeatMs: deps.heartbeatMs ?? 15_000, openStreams });
   registerOperationsRoutes(app, {
     ...context,

@@ -54,6 +54,8 @@ const protectedRoutes: [string, string][] = [
   ['GET', '/executions'],
   ['GET', '/executions/some-id/events'],
   ['GET', '/executions/some-id/deliveries'],
+  ['GET', '/executions/some-id'],
+  ['GET', '/crew'],
   ['GET', '/metrics'],
 ];
 
@@ -96,6 +98,7 @@ describe('bearer authentication', () => {
     ['/health/ready', 200],
     ['/openapi.json', 200],
     ['/docs', 200],
+    ['/console/', 200],
   ])('serves %s without a token', async (path, status) => {
     const response = await api.request(path, { token: null });
 

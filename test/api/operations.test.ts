@@ -102,6 +102,8 @@ describe('API description', () => {
         '/executions',
         '/executions/{id}/events',
         '/executions/{id}/deliveries',
+        '/executions/{id}',
+        '/crew',
         '/metrics',
         '/health/live',
         '/health/ready',

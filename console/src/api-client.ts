@@ -1,0 +1,96 @@
+import type {
+  CrewDescription,
+  Delivery,
+  ExecutionDetail,
+  ExecutionPage,
+  ExecutionState,
+  StatusView,
+} from './api-types.ts';
+
+/** An error answer in the API's shape: `{error, message, code, details?}`. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface KickoffForm {
+  readonly inputs: Record<string, string>;
+  readonly meta: Record<string, unknown> | null;
+  readonly webhooks: Partial<Record<'taskWebhookUrl' | 'stepWebhookUrl' | 'crewWebhookUrl', string>>;
+}
+
+/** The API as the console uses it; the token only ever travels in the Authorization header. */
+export class ApiClient {
+  constructor(private readonly token: string) {}
+
+  headers(extra: Record<string, string> = {}): Record<string, string> {
+    return { authorization: `Bearer ${this.token}`, ...extra };
+  }
+
+  private async call<T>(path: string, init: RequestInit = {}): Promise<T> {
+    let response: Response;
+    try {
+      response = await fetch(path, {
+        ...init,
+        headers: this.headers(init.body === undefined ? {} : { 'content-type': 'application/json' }),
+        cache: 'no-store',
+      });
+    } catch {
+      throw new ApiError(0, 'NETWORK', 'The server could not be reached');
+    }
+    const text = await response.text();
+    const body: unknown = text === '' ? null : JSON.parse(text);
+    if (!response.ok) {
+      const error = (body ?? {}) as { code?: string; message?: string };
+      throw new ApiError(response.status, error.code ?? 'HTTP', error.message ?? `HTTP ${response.status}`);
+    }
+    return body as T;
+  }
+
+  crew(): Promise<CrewDescription> {
+    return this.call('/crew');
+  }
+
+  list(options: { state?: ExecutionState; cursor?: string; limit?: number }): Promise<ExecutionPage> {
+    const query = new URLSearchParams({ limit: String(options.limit ?? 20) });
+    if (options.state !== undefined) query.set('state', options.state);
+    if (options.cursor !== undefined) query.set('cursor', options.cursor);
+    return this.call(`/executions?${query.toString()}`);
+  }
+
+  detail(id: string): Promise<ExecutionDetail> {
+    return this.call(`/executions/${encodeURIComponent(id)}`);
+  }
+
+  deliveries(id: string): Promise<{ items: Delivery[] }> {
+    return this.call(`/executions/${encodeURIComponent(id)}/deliveries`);
+  }
+
+  kickoff(form: KickoffForm): Promise<{ kickoff_id: string }> {
+    return this.call('/kickoff', {
+      method: 'POST',
+      body: JSON.stringify({ inputs: form.inputs, meta: form.meta, ...form.webhooks }),
+    });
+  }
+
+  resume(id: string, taskId: string, feedback: string, approve: boolean): Promise<{ status: string }> {
+    return this.call('/resume', {
+      method: 'POST',
+      body: JSON.stringify({
+        execution_id: id,
+        task_id: taskId,
+        human_feedback: feedback,
+        is_approve: approve,
+      }),
+    });
+  }
+
+  cancel(id: string): Promise<StatusView> {
+    return this.call(`/cancel/${encodeURIComponent(id)}`, { method: 'POST' });
+  }
+}

@@ -1,0 +1,24 @@
+import { callerOf } from '../bearer-auth.ts';
+import { crewDescriptionSchema, describeCrew } from '../crew-description.ts';
+import { bearerSecurity } from './route-context.ts';
+import type { RouteContext, ZodApp } from './route-context.ts';
+
+/** `GET /crew`: the crew's name, process, agents, tasks and inputs (CONTRACT §3.6). */
+export function registerCrewDescriptionRoute(app: ZodApp, context: RouteContext): void {
+  // The crew does not change while the server runs.
+  const description = describeCrew(context.service.crew);
+  app.get(
+    '/crew',
+    {
+      schema: {
+        summary: 'The crew: name, process, agents, tasks and inputs',
+        security: bearerSecurity,
+        response: { 200: crewDescriptionSchema },
+      },
+    },
+    (request) => {
+      callerOf(request);
+      return description;
+    },
+  );
+}

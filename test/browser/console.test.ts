@@ -1,0 +1,279 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningServer } from '../../src/main.ts';
+import { createTokenService } from '../../src/service/token-service.ts';
+import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import type { Store } from '../../src/store/store.ts';
+import { collectPageErrors, launchChromium } from '../support/browser.ts';
+import { apiClient, crewsDir, startCrewd, tempDatabase, testToken } from '../support/crewd.ts';
+import { startFakeOpenAI } from '../support/fake-openai-server.ts';
+import { startScriptedReceiver } from '../support/scripted-receiver.ts';
+import type { ScriptedReceiver } from '../support/scripted-receiver.ts';
+import type { FakeOpenAIServer, RecordedRequest } from '../support/fake-openai-server.ts';
+
+/** Set to a directory to save the README's screenshots of the console while the tests run. */
+const screenshotDir = process.env.CREWD_CONSOLE_SCREENSHOTS;
+
+let model: FakeOpenAIServer;
+let crewd: RunningServer;
+let store: Store;
+let browser: Browser;
+let receiver: ScriptedReceiver;
+let aliceToken: string;
+const api = () => apiClient(crewd.url);
+
+/** Model calls for a product named `held-…` wait until the test releases them (or for ever). */
+const holds = new Map<string, { promise: Promise<void>; release: () => void }>();
+function hold(product: string): () => void {
+  let release = (): void => undefined;
+  const promise = new Promise<void>((resolve) => (release = resolve));
+  holds.set(product, { promise, release });
+  return release;
+}
+
+function answer(request: RecordedRequest) {
+  const text = JSON.stringify(request.body);
+  const product = /about (held-[a-z0-9-]+|[a-z]+)/.exec(text)?.[1] ?? 'things';
+  const held = holds.get(product)?.promise;
+  const attempt = (text.match(/human_feedback/g) ?? []).length > 0 ? ' (revised, with the warranty)' : '';
+  const content = text.includes('List three facts')
+    ? `## Facts about ${product}\n\n- They last **ten years**.\n- They come in <b>three</b> sizes.\n- Repairs are cheap.`
+    : text.includes('Draft a one-paragraph brief')
+      ? `A short brief: ${product} are *sturdy* and easy to repair${attempt}.`
+      : `# Final brief on ${product}\n\nBuy them for their \`long life\`.`;
+  if (product === 'broken') return { status: 400, errorMessage: 'provider secret detail' };
+  return { content, ...(held === undefined ? {} : { heldUntil: held }) };
+}
+
+beforeAll(async () => {
+  const database = tempDatabase();
+  model = await startFakeOpenAI({ respond: answer });
+  crewd = await startCrewd({ crewDir: join(crewsDir, 'review-crew'), database, modelUrl: model.url });
+  store = await openSqliteStore(database);
+  aliceToken = (
+    await createTokenService({ store, clock: () => new Date() }).create({ kind: 'user', userId: 'alice' })
+  ).secret;
+  receiver = await startScriptedReceiver();
+  browser = await launchChromium();
+  if (screenshotDir !== undefined) mkdirSync(screenshotDir, { recursive: true });
+}, 60_000);
+
+afterAll(async () => {
+  for (const { release } of holds.values()) release();
+  await browser?.close();
+  await crewd?.close();
+  await store?.close();
+  await model?.close();
+  await receiver?.close();
+});
+
+async function openConsole(
+  token: string = testToken,
+): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
+  const context = await browser.newContext({ viewport: { width: 1180, height: 820 } });
+  const page = await context.newPage();
+  page.setDefaultTimeout(20_000);
+  const errors = collectPageErrors(page);
+  await page.goto(`${crewd.url}/console/`);
+  await page.getByLabel('Token').fill(token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Executions' }).waitFor();
+  return { context, page, errors };
+}
+
+async function pausedExecution(product: string, token: string = testToken): Promise<string> {
+  const client = apiClient(crewd.url, token);
+  const kickoff = await client.post('/kickoff', { inputs: { product, audience: 'buyers' } });
+  expect(kickoff.status).toBe(200);
+  await api().waitForState(kickoff.body.kickoff_id, ['PAUSED']);
+  return kickoff.body.kickoff_id as string;
+}
+
+async function shoot(page: Page, name: string): Promise<void> {
+  if (screenshotDir !== undefined) await page.screenshot({ path: join(screenshotDir, name), fullPage: true });
+}
+
+describe('the web console in a browser', { timeout: 90_000 }, () => {
+  it('refuses a wrong token, then signs in with the token kept out of the address', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const errors = collectPageErrors(page);
+    await page.goto(`${crewd.url}/console/`);
+    await page.getByLabel('Token').fill('not-a-real-token');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('alert').getByText('That token was not accepted').waitFor();
+
+    await page.getByLabel('Token').fill(testToken);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Executions' }).waitFor();
+    expect(page.url()).not.toContain(testToken);
+    expect(await page.evaluate("sessionStorage.getItem('crewd.token')")).toBe(testToken);
+    expect(await page.evaluate('localStorage.length + document.cookie.length')).toBe(0);
+    // The 401 of the wrong token is the only error; the Content-Security-Policy refused nothing.
+    expect(errors.filter((error) => !error.includes('401'))).toEqual([]);
+    await context.close();
+  });
+
+  it('kicks off from the form, shows tasks and steps as they happen, then takes a rejection and an approval', async () => {
+    const release = hold('held-kettles');
+    const { context, page, errors } = await openConsole();
+    await page.getByRole('link', { name: 'Kick off' }).click();
+    await page.getByLabel('product').fill('held-kettles');
+    await page.getByLabel('audience').fill('cafes');
+    await page.getByText('Meta and webhooks (optional)').click();
+    await page.getByLabel('Meta (JSON object)').fill('{"ticket": 42}');
+    await page.getByLabel('Task webhook URL').fill(`${receiver.url}/tasks`);
+    await page.getByRole('button', { name: 'Kick off' }).click();
+
+    // The first task has started and its model call is still held: the page shows it live, without output yet.
+    const gather = page.getByRole('listitem', { name: 'Task gather' });
+    await gather.getByRole('cell', { name: 'Market analyst for held-kettles' }).waitFor();
+    expect(await gather.getByText('Final answer given.').count()).toBe(0);
+    release();
+    await gather.getByText('Final answer given.').waitFor();
+    // The output is Markdown, rendered; the HTML inside it stays text.
+    await page.getByRole('heading', { name: 'Facts about held-kettles' }).waitFor();
+    expect(await gather.locator('strong', { hasText: 'ten years' }).count()).toBe(1);
+    expect(await gather.locator('b').count()).toBe(0);
+    await gather.getByText('They come in <b>three</b> sizes.').waitFor();
+
+    const review = page.getByRole('region', { name: 'Waiting for your review' });
+    await review.getByText('attempt 1').waitFor();
+    await shoot(page, 'console-execution.png');
+    await review.getByLabel('Feedback').fill('Mention the warranty.');
+    await review.getByRole('button', { name: 'Reject with feedback' }).click();
+
+    // The task runs again and asks for review again, showing the earlier feedback.
+    await review.getByText('attempt 2').waitFor();
+    await review.getByText('Mention the warranty.').waitFor();
+    await review.getByText('revised, with the warranty').waitFor();
+    await review.getByRole('button', { name: 'Approve' }).click();
+
+    const result = page.getByRole('region', { name: 'Result' });
+    await result.getByRole('heading', { name: 'Final brief on held-kettles' }).waitFor();
+    expect(await page.locator('.bar .badge').textContent()).toBe('Succeeded');
+    // Every task webhook message is listed with its delivery attempts; the kickoff's meta is shown.
+    await page
+      .getByRole('cell', { name: `${receiver.url}/tasks` })
+      .first()
+      .waitFor();
+    await page.getByText('Inputs and meta').click();
+    await page.getByText('ticket:').waitFor();
+    const draftRows = page.getByRole('listitem', { name: 'Task draft' }).locator('tbody tr');
+    expect(await draftRows.count()).toBe(2);
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
+  it('lists executions newest first and filters them by state', async () => {
+    const paused = await pausedExecution('lamps');
+    const { context, page } = await openConsole();
+    const row = page.locator(`tr[data-id="${paused}"]`);
+    await row.getByText('Waiting for review').waitFor();
+    expect(await row.getByRole('cell', { name: 'draft' }).count()).toBe(1);
+    expect(await row.getByText('1/3').count()).toBe(1);
+    await shoot(page, 'console-executions.png');
+
+    await page.getByLabel('State').selectOption('REVOKED');
+    await row.waitFor({ state: 'detached' });
+    expect(await page.getByText('Waiting for review').count()).toBe(0);
+    await page.getByLabel('State').selectOption('PAUSED');
+    await row.waitFor();
+    await context.close();
+  });
+
+  it('approves from the review inbox; a second reviewer answering the same review is told another won', async () => {
+    const id = await pausedExecution('chairs');
+    const first = await openConsole();
+    const second = await openConsole();
+    // The second reviewer's page does not refresh on its own during the test: it answers what it showed.
+    await second.page.clock.install();
+    for (const { page } of [first, second]) {
+      await page.getByRole('link', { name: 'Review inbox' }).click();
+    }
+    const cardOf = (page: Page) =>
+      page.getByRole('article', { name: 'Review of draft' }).filter({ hasText: 'chairs' });
+    await cardOf(first.page).waitFor();
+    await cardOf(second.page).waitFor();
+    await shoot(first.page, 'console-inbox.png');
+
+    await cardOf(first.page).getByRole('button', { name: 'Approve' }).click();
+    await cardOf(first.page).getByText('Approved.').waitFor();
+    await cardOf(second.page).getByLabel('Feedback').fill('Shorter.');
+    await cardOf(second.page).getByRole('button', { name: 'Reject with feedback' }).click();
+    await cardOf(second.page).getByText('Another reviewer answered this review first').waitFor();
+
+    const done = await api().waitForState(id, ['SUCCESS', 'FAILED']);
+    expect(done.body.state).toBe('SUCCESS');
+    const status = await api().get(`/status/${id}`);
+    expect(status.body.tasks.map((task: { task_id: string }) => task.task_id)).toEqual([
+      'gather',
+      'draft',
+      'publish',
+    ]);
+    await first.context.close();
+    await second.context.close();
+  });
+
+  it('updates the inbox when a review is answered elsewhere', async () => {
+    const id = await pausedExecution('stools');
+    const { context, page } = await openConsole();
+    await page.getByRole('link', { name: 'Review inbox' }).click();
+    await page.getByRole('article', { name: 'Review of draft' }).filter({ hasText: 'stools' }).waitFor();
+
+    const resumed = await api().post('/resume', {
+      execution_id: id,
+      task_id: 'draft',
+      human_feedback: '',
+      is_approve: true,
+    });
+    expect(resumed.status).toBe(200);
+    await page.getByText('draft, attempt 1: another reviewer answered this review.').waitFor();
+    await context.close();
+  });
+
+  it('cancels a running execution', async () => {
+    hold('held-desks');
+    const kickoff = await api().post('/kickoff', { inputs: { product: 'held-desks', audience: 'offices' } });
+    const id = kickoff.body.kickoff_id as string;
+    const { context, page } = await openConsole();
+    await page.goto(`${crewd.url}/console/#/executions/${id}`);
+    await page.getByRole('cell', { name: 'Market analyst for held-desks' }).waitFor();
+    await page.getByRole('button', { name: 'Cancel execution' }).click();
+
+    await page.locator('.bar .badge', { hasText: 'Cancelled' }).waitFor();
+    expect(await page.getByRole('button', { name: 'Cancel execution' }).count()).toBe(0);
+    expect((await api().get(`/status/${id}`)).body.state).toBe('REVOKED');
+    await context.close();
+  });
+
+  it('says in plain words why an execution failed', async () => {
+    const kickoff = await api().post('/kickoff', { inputs: { product: 'broken', audience: 'nobody' } });
+    const id = kickoff.body.kickoff_id as string;
+    await api().waitForState(id, ['FAILED']);
+    const { context, page } = await openConsole();
+    await page.goto(`${crewd.url}/console/#/executions/${id}`);
+
+    const problem = page.getByRole('alert').filter({ hasText: 'What went wrong' });
+    await problem.waitFor();
+    expect(await problem.textContent()).toContain('gather');
+    expect(await page.getByText('provider secret detail').count()).toBe(0);
+    expect(await page.locator('.bar .badge').textContent()).toBe('Failed');
+    await context.close();
+  });
+
+  it("shows a user only their own executions and not another user's page", async () => {
+    const organizations = await pausedExecution('benches');
+    const alices = await pausedExecution('shelves', aliceToken);
+    const { context, page } = await openConsole(aliceToken);
+    await page.locator(`tr[data-id="${alices}"]`).waitFor();
+    expect(await page.locator('tbody tr').count()).toBe(1);
+
+    await page.goto(`${crewd.url}/console/#/executions/${organizations}`);
+    await page.getByRole('heading', { name: 'Execution not found' }).waitFor();
+    expect(await page.getByText('benches').count()).toBe(0);
+    await context.close();
+  });
+});
