@@ -113,6 +113,7 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
     logger,
     rateLimitPerMinute: config.rateLimitPerMinute,
     ready: () => store.ping(),
+    connectionLimits: { connectionsPerAddress: config.connectionsPerAddress },
   });
 
   try {

@@ -10,6 +10,8 @@ import { CrewdError } from '../domain/errors.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { ExecutionService } from '../service/execution-service.ts';
 import { installBearerAuth } from './bearer-auth.ts';
+import { capConnectionsPerAddress, connectionOptions, defaultConnectionLimits } from './connection-limits.ts';
+import type { ConnectionLimits } from './connection-limits.ts';
 import { installJsonBodyParser } from './json-body-parser.ts';
 import type { Authenticate } from './bearer-auth.ts';
 import { answerClientError, answerFrameworkError, installErrorHandling } from './error-handler.ts';
@@ -38,6 +40,8 @@ export interface ServerDeps {
   readonly heartbeatMs?: number;
   /** How long `GET /health/ready` waits for `ready()` (default 2 s). */
   readonly readyTimeoutMs?: number;
+  /** Time and connection limits; `defaultConnectionLimits` for those not given. */
+  readonly connectionLimits?: Partial<ConnectionLimits>;
 }
 
 /** 1 MiB: larger request bodies answer 413. */
@@ -46,7 +50,9 @@ export const bodyLimitBytes = 1024 * 1024;
 /** The HTTP API (CONTRACT §3, §5, §6) over an execution service. Call `listen` on the result. */
 export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   const logger = deps.logger ?? false;
+  const limits = { ...defaultConnectionLimits, ...deps.connectionLimits };
   const options = {
+    ...connectionOptions(limits),
     bodyLimit: bodyLimitBytes,
     // Ids far longer than any kickoff id answer 404 like any unknown id, in the contract's error shape.
     routerOptions: { maxParamLength: 500 },
@@ -66,6 +72,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
         })
   ).withTypeProvider<ZodTypeProvider>();
 
+  capConnectionsPerAddress(app.server, limits.connectionsPerAddress);
   app.setValidatorCompiler(zodValidatorCompiler);
   // Response schemas describe the API in /openapi.json; the handlers' types already guarantee the shapes, so
   // replies are serialized without validating them again on every request.

@@ -82,7 +82,16 @@ export function answerFrameworkError(
   reply: FastifyReply,
 ): void {
   const response = toErrorResponse(error);
+  closeIfRefused(reply, response.status);
   void reply.code(response.status).type('application/json; charset=utf-8').send(response.body);
+}
+
+/**
+ * A request refused before its body was read (no valid token, a body over the limit) ends its connection: the
+ * client may still be sending that body, and a kept connection would let it hold the socket as long as it likes.
+ */
+function closeIfRefused(reply: FastifyReply, status: number): void {
+  if (status === 401 || status === 413) void reply.header('connection', 'close');
 }
 
 /**
@@ -118,6 +127,7 @@ export function installErrorHandling(app: FastifyInstance): void {
         'request failed',
       );
     }
+    closeIfRefused(reply, response.status);
     return reply.code(response.status).type('application/json; charset=utf-8').send(response.body);
   });
   app.setNotFoundHandler((_request, reply) => {
