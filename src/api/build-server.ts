@@ -78,7 +78,8 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   // replies are serialized without validating them again on every request.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   installJsonBodyParser(app);
-  installErrorHandling(app);
+  const clock = deps.clock ?? (() => new Date());
+  installErrorHandling(app, () => clock().getTime());
   installBearerAuth(app, deps.authenticate);
   app.addHook('onResponse', (request, reply, done) => {
     deps.metrics.observeHttpRequest(
@@ -122,7 +123,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   const context: RouteContext = {
     service: deps.service,
     metrics: deps.metrics,
-    clock: deps.clock ?? (() => new Date()),
+    clock,
   };
   const openStreams = new Set<AbortController>();
   app.addHook('preClose', (done) => {

@@ -4,6 +4,7 @@ import { CrewdError, isCrewdError } from '../domain/errors.ts';
 import type { ErrorCode } from '../domain/errors.ts';
 import { errorTitleByCode, httpStatusOf } from './http-status.ts';
 import type { ErrorBody } from './response-schemas.ts';
+import { UnavailableLog } from './unavailable-log.ts';
 
 export interface ErrorResponse {
   readonly status: number;
@@ -117,11 +118,17 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
   socket.destroy(error);
 }
 
-/** Every error and unknown route answers with the contract's error body; server faults are logged in full. */
-export function installErrorHandling(app: FastifyInstance): void {
+/**
+ * Every error and unknown route answers with the contract's error body; server faults are logged in full, except
+ * 503s, which `UnavailableLog` sums up. `now` is in milliseconds.
+ */
+export function installErrorHandling(app: FastifyInstance, now: () => number): void {
+  const unavailable = new UnavailableLog(app.log, now);
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const response = toErrorResponse(error);
-    if (response.status >= 500) {
+    if (response.status === 503) {
+      unavailable.record(error, request.routeOptions.url);
+    } else if (response.status >= 500) {
       request.log.error(
         { err: error, method: request.method, route: request.routeOptions.url },
         'request failed',
