@@ -59,13 +59,17 @@ export async function databaseRestart(
     let serverErrors = 0;
     let unavailable = 0;
     const tried = 150;
+    let restarted: Promise<void> = Promise.resolve();
     for (let index = 0; index < tried; index += 1) {
-      if (index === 50) postgres.restart();
+      // The kickoffs go on while the database is down.
+      if (index === 50) restarted = postgres.restart();
       const answer = await call(server.url, 'POST', '/kickoff', { inputs: { topic: `restart ${index}` } });
       if (answer.status === 200) ids.push(answer.body.kickoff_id as string);
       if (answer.status === 503) unavailable += 1;
       if (isServerError(answer.status)) serverErrors += 1;
+      if (index >= 50 && index < 100) await new Promise((done) => setTimeout(done, 50));
     }
+    await restarted;
     const states = await settle(server.url, ids, 120_000);
     const lost = ids.filter((id) => states.get(id) !== 'SUCCESS').length;
     return {

@@ -1,4 +1,5 @@
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -9,7 +10,8 @@ import { join } from 'node:path';
 /** A PostgreSQL cluster of the chaos run's own, in a temporary directory on a free port: never the shared one. */
 export interface OwnPostgres {
   readonly url: string;
-  restart(): void;
+  /** Stops the cluster (fast shutdown: clients are disconnected) and starts it again; resolves once it is up. */
+  restart(): Promise<void>;
   stop(): void;
 }
 
@@ -22,10 +24,21 @@ async function freePort(): Promise<number> {
 }
 
 /** PostgreSQL will not run as root: as root, the cluster runs as the `postgres` user. */
+function clusterCommand(command: string, args: readonly string[]): [string, string[]] {
+  return userInfo().uid === 0
+    ? ['runuser', ['-u', 'postgres', '--', command, ...args]]
+    : [command, [...args]];
+}
+
 function asClusterUser(command: string, args: readonly string[]): void {
-  const root = userInfo().uid === 0;
-  const [file, fullArgs] = root ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
+  const [file, fullArgs] = clusterCommand(command, args);
   execFileSync(file, fullArgs, { stdio: 'ignore' });
+}
+
+const run = promisify(execFile);
+async function asClusterUserLater(command: string, args: readonly string[]): Promise<void> {
+  const [file, fullArgs] = clusterCommand(command, args);
+  await run(file, fullArgs);
 }
 
 export async function startOwnPostgres(): Promise<OwnPostgres> {
@@ -42,14 +55,15 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
   const port = await freePort();
   asClusterUser('initdb', ['-D', data, '-U', 'crewd', '--auth=trust', '-E', 'UTF8']);
   const options = `-p ${port} -k ${directory} -c listen_addresses=127.0.0.1`;
-  const start = (): void =>
-    asClusterUser('pg_ctl', ['-D', data, '-o', options, '-l', join(directory, 'log'), '-w', 'start']);
-  start();
+  const startArgs = ['-D', data, '-o', options, '-l', join(directory, 'log'), '-w', 'start'];
+  asClusterUser('pg_ctl', startArgs);
   return {
     url: `postgres://crewd@127.0.0.1:${port}/postgres`,
-    restart() {
-      asClusterUser('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']);
-      start();
+    async restart() {
+      await asClusterUserLater('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']);
+      // Down for a while, as a database restarting on a bad day would be, while kickoffs keep coming.
+      await new Promise((done) => setTimeout(done, 2_000));
+      await asClusterUserLater('pg_ctl', startArgs);
     },
     stop() {
       try {
