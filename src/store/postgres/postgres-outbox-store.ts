@@ -27,9 +27,13 @@ const claimMessages = namedQuery(
          + coalesce((:busy::jsonb ->> candidates.target)::int, 0) AS position
      FROM candidates
    ), due AS (
+     -- The conditions again on the row itself: a row another claim leased and committed meanwhile is checked
+     -- again when it is locked, and left out.
      SELECT message.seq FROM outbox_messages AS message
      JOIN ranked ON ranked.seq = message.seq
      WHERE ranked.position <= :per_target::bigint
+       AND message.status = 'pending'
+       AND (message.lease_until IS NULL OR message.lease_until <= :now::timestamptz)
      ORDER BY ranked.next_attempt_at, ranked.seq
      LIMIT :limit::bigint
      FOR UPDATE OF message SKIP LOCKED
@@ -73,6 +77,9 @@ const countFailed = namedQuery(
   "SELECT count(*)::int AS count FROM outbox_messages WHERE status = 'failed'",
 );
 
+/** No quota: any number of messages to one target. */
+const unlimited = Number.MAX_SAFE_INTEGER;
+
 export function postgresOutboxStore({ query, decode }: PostgresContext): OutboxStore {
   return {
     claimDueMessages: async (now, limit, leaseMs, quota) =>
@@ -81,7 +88,7 @@ export function postgresOutboxStore({ query, decode }: PostgresContext): OutboxS
           now: now.toISOString(),
           lease_until: new Date(now.getTime() + leaseMs).toISOString(),
           limit,
-          per_target: quota?.perTarget ?? limit,
+          per_target: quota?.perTarget ?? unlimited,
           busy: JSON.stringify(Object.fromEntries(quota?.busy ?? [])),
         })
       ).map((row) => decode.outboxMessage(row)),

@@ -72,7 +72,7 @@ export function sqliteOutboxStore({ statement, decode, writes }: SqliteContext):
             now: now.toISOString(),
             lease_until: new Date(now.getTime() + leaseMs).toISOString(),
             limit,
-            per_target: quota?.perTarget ?? limit,
+            per_target: quota?.perTarget ?? Number.MAX_SAFE_INTEGER,
             busy: JSON.stringify(Object.fromEntries(quota?.busy ?? [])),
           })
           .sort((a, b) => Number(a.seq) - Number(b.seq))
