@@ -53,4 +53,12 @@ describe('readServeConfig', () => {
       );
     }
   });
+
+  it('caps connections per address at 256 unless CREWD_CONNECTIONS_PER_ADDRESS says otherwise (0: no cap)', () => {
+    expect(readServeConfig('crew', {}, {}).connectionsPerAddress).toBe(256);
+    expect(readServeConfig('crew', {}, { CREWD_CONNECTIONS_PER_ADDRESS: '0' }).connectionsPerAddress).toBe(0);
+    expect(refusal({}, { CREWD_CONNECTIONS_PER_ADDRESS: '-1' })).toBe(
+      'CREWD_CONNECTIONS_PER_ADDRESS must be at least 0',
+    );
+  });
 });

@@ -26,6 +26,8 @@ export interface ServeConfig {
    * process (or the restarted one) continues it once this has passed.
    */
   readonly executionLeaseMs: number;
+  /** Open connections one client address may hold (0: no cap); behind a proxy every client shares its address. */
+  readonly connectionsPerAddress: number;
 }
 
 export interface ServeFlags {
@@ -74,6 +76,7 @@ const schema = z.object({
   rateLimitPerMinute: integer('CREWD_RATE_LIMIT', 0, 10_000_000),
   shutdownGraceMs: integer('CREWD_SHUTDOWN_GRACE_MS', 0, 3_600_000),
   executionLeaseMs: integer('CREWD_EXECUTION_LEASE_MS', 300, 3_600_000),
+  connectionsPerAddress: integer('CREWD_CONNECTIONS_PER_ADDRESS', 0, 1_000_000),
 });
 
 /** Reads the configuration; a wrong value is a `CONFIG_INVALID` error naming the flag or variable. */
@@ -97,6 +100,7 @@ export function readServeConfig(
     rateLimitPerMinute: nonEmpty(env.CREWD_RATE_LIMIT) ?? '1200',
     shutdownGraceMs: nonEmpty(env.CREWD_SHUTDOWN_GRACE_MS) ?? '10000',
     executionLeaseMs: nonEmpty(env.CREWD_EXECUTION_LEASE_MS) ?? '30000',
+    connectionsPerAddress: nonEmpty(env.CREWD_CONNECTIONS_PER_ADDRESS) ?? '256',
   });
   if (!parsed.success) {
     const first = parsed.error.issues[0];

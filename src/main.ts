@@ -146,6 +146,7 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
     rateLimitPerMinute: config.rateLimitPerMinute,
     ready: () => store.ping(),
     toolSources: () => tools.statuses(),
+    connectionLimits: { connectionsPerAddress: config.connectionsPerAddress },
   });
 
   try {
@@ -180,10 +181,14 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
     async close() {
       clearInterval(recovery);
       runner.beginShutdown();
-      await server.close();
+      // Open requests share the grace period with running tasks; a client still sending after it (or never
+      // finishing its request) has its connection closed, so it cannot hold the shutdown.
+      const forceClose = setTimeout(() => server.server.closeAllConnections(), config.shutdownGraceMs);
+      const serverClosed = server.close().finally(() => clearTimeout(forceClose));
       await dispatcher.drain(config.shutdownGraceMs);
       runner.stopAll('shutdown');
       await dispatcher.drain(1000);
+      await serverClosed;
       await runner
         .releaseLeases()
         .catch((error: unknown) => logger.warn({ err: error }, 'could not release execution leases'));

@@ -12,6 +12,8 @@ import type { Metrics } from '../observability/metrics.ts';
 import type { ExecutionService } from '../service/execution-service.ts';
 import { installBearerAuth } from './bearer-auth.ts';
 import { describeCrew } from './crew-openapi.ts';
+import { capConnectionsPerAddress, connectionOptions, defaultConnectionLimits } from './connection-limits.ts';
+import type { ConnectionLimits } from './connection-limits.ts';
 import { installJsonBodyParser } from './json-body-parser.ts';
 import type { Authenticate } from './bearer-auth.ts';
 import { answerClientError, answerFrameworkError, installErrorHandling } from './error-handler.ts';
@@ -43,6 +45,8 @@ export interface ServerDeps {
   readonly readyTimeoutMs?: number;
   /** Whether each tool source can be called now (`GET /health/ready`); none when absent. */
   readonly toolSources?: () => readonly ToolSourceStatus[];
+  /** Time and connection limits; `defaultConnectionLimits` for those not given. */
+  readonly connectionLimits?: Partial<ConnectionLimits>;
 }
 
 /** 1 MiB: larger request bodies answer 413. */
@@ -51,7 +55,9 @@ export const bodyLimitBytes = 1024 * 1024;
 /** The HTTP API (CONTRACT §3, §5, §6) over an execution service. Call `listen` on the result. */
 export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   const logger = deps.logger ?? false;
+  const limits = { ...defaultConnectionLimits, ...deps.connectionLimits };
   const options = {
+    ...connectionOptions(limits),
     bodyLimit: bodyLimitBytes,
     // Ids far longer than any kickoff id answer 404 like any unknown id, in the contract's error shape.
     routerOptions: { maxParamLength: 500 },
@@ -71,12 +77,14 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
         })
   ).withTypeProvider<ZodTypeProvider>();
 
+  capConnectionsPerAddress(app.server, limits.connectionsPerAddress);
   app.setValidatorCompiler(zodValidatorCompiler);
   // Response schemas describe the API in /openapi.json; the handlers' types already guarantee the shapes, so
   // replies are serialized without validating them again on every request.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   installJsonBodyParser(app);
-  installErrorHandling(app);
+  const clock = deps.clock ?? (() => new Date());
+  installErrorHandling(app, () => clock().getTime());
   installBearerAuth(app, deps.authenticate);
   app.addHook('onResponse', (request, reply, done) => {
     deps.metrics.observeHttpRequest(
@@ -128,7 +136,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   const context: RouteContext = {
     service: deps.service,
     metrics: deps.metrics,
-    clock: deps.clock ?? (() => new Date()),
+    clock,
   };
   const openStreams = new Set<AbortController>();
   app.addHook('preClose', (done) => {

@@ -4,6 +4,7 @@ import { CrewdError, isCrewdError } from '../domain/errors.ts';
 import type { ErrorCode } from '../domain/errors.ts';
 import { errorTitleByCode, httpStatusOf } from './http-status.ts';
 import type { ErrorBody } from './response-schemas.ts';
+import { UnavailableLog } from './unavailable-log.ts';
 
 export interface ErrorResponse {
   readonly status: number;
@@ -82,7 +83,16 @@ export function answerFrameworkError(
   reply: FastifyReply,
 ): void {
   const response = toErrorResponse(error);
+  closeIfRefused(reply, response.status);
   void reply.code(response.status).type('application/json; charset=utf-8').send(response.body);
+}
+
+/**
+ * A request refused before its body was read (no valid token, a body over the limit) ends its connection: the
+ * client may still be sending that body, and a kept connection would let it hold the socket as long as it likes.
+ */
+function closeIfRefused(reply: FastifyReply, status: number): void {
+  if (status === 401 || status === 413) void reply.header('connection', 'close');
 }
 
 /**
@@ -108,16 +118,23 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
   socket.destroy(error);
 }
 
-/** Every error and unknown route answers with the contract's error body; server faults are logged in full. */
-export function installErrorHandling(app: FastifyInstance): void {
+/**
+ * Every error and unknown route answers with the contract's error body; server faults are logged in full, except
+ * 503s, which `UnavailableLog` sums up. `now` is in milliseconds.
+ */
+export function installErrorHandling(app: FastifyInstance, now: () => number): void {
+  const unavailable = new UnavailableLog(app.log, now);
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const response = toErrorResponse(error);
-    if (response.status >= 500) {
+    if (response.status === 503) {
+      unavailable.record(error, request.routeOptions.url);
+    } else if (response.status >= 500) {
       request.log.error(
         { err: error, method: request.method, route: request.routeOptions.url },
         'request failed',
       );
     }
+    closeIfRefused(reply, response.status);
     return reply.code(response.status).type('application/json; charset=utf-8').send(response.body);
   });
   app.setNotFoundHandler((_request, reply) => {

@@ -13,9 +13,25 @@ import type { HumanInputWebhookField } from './webhook-fields.ts';
 
 const jsonObject = z.record(z.string(), z.unknown());
 
+/**
+ * Size limits below the 1 MiB body limit, so what one request leaves in the store, in every status body and every
+ * webhook stays small: `meta` comes back with every task of every status and webhook.
+ */
+export const requestFieldLimits = { inputsBytes: 256 * 1024, metaBytes: 16 * 1024, feedbackBytes: 64 * 1024 };
+
+const kib = (bytes: number): string => `${bytes / 1024} KiB`;
+const jsonBytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(value) ?? '');
+const atMost = <T extends z.ZodType>(schema: T, bytes: number, name: string) =>
+  schema.refine((value) => jsonBytes(value) <= bytes, `${name} must be at most ${kib(bytes)} as JSON`);
+
 export const kickoffBodySchema = z.object({
-  inputs: jsonObject.describe("Values for the crew's placeholders; see GET /inputs"),
-  meta: jsonObject.nullable().optional().describe('Free-form metadata, returned in status and every webhook'),
+  inputs: atMost(jsonObject, requestFieldLimits.inputsBytes, 'inputs').describe(
+    "Values for the crew's placeholders; see GET /inputs (at most 256 KiB as JSON)",
+  ),
+  meta: atMost(jsonObject, requestFieldLimits.metaBytes, 'meta')
+    .nullable()
+    .optional()
+    .describe('Free-form metadata, returned in status and every webhook (at most 16 KiB as JSON)'),
   taskWebhookUrl: optionalWebhookUrl,
   stepWebhookUrl: optionalWebhookUrl,
   crewWebhookUrl: optionalWebhookUrl,
@@ -39,11 +55,12 @@ export const resumeBodySchema = z
     executionId: z.string().min(1).optional(),
     task_id: z.string().min(1).optional().describe('The task waiting for feedback'),
     taskId: z.string().min(1).optional(),
-    human_feedback: z
-      .string()
+    human_feedback: atMost(z.string(), requestFieldLimits.feedbackBytes, 'human_feedback')
       .optional()
-      .describe('Required (may be empty): added to the context of later tasks, or of the retried task'),
-    humanFeedback: z.string().optional(),
+      .describe(
+        'Required (may be empty): added to the context of later tasks, or of the retried task (at most 64 KiB)',
+      ),
+    humanFeedback: atMost(z.string(), requestFieldLimits.feedbackBytes, 'humanFeedback').optional(),
     is_approve: z
       .boolean()
       .optional()

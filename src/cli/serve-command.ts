@@ -50,7 +50,7 @@ export function registerServeCommand(program: Command, context: CliContext): voi
       }
       context.stdout.write(welcome(crewDir, server));
 
-      const signal = await stopSignal();
+      const signal = await stopSignal(context.stdout);
       context.stdout.write(`Received ${signal}, shutting down…\n`);
       try {
         await server.close();
@@ -61,15 +61,33 @@ export function registerServeCommand(program: Command, context: CliContext): voi
 }
 
 /**
- * The first SIGINT or SIGTERM. The listeners stay, so later signals are ignored instead of killing the process
- * mid-shutdown: one Ctrl-C can arrive twice through npm and tsx, and close() is bounded by the grace period.
+ * The first SIGINT or SIGTERM. A later one ends the process at once, for an operator who will not wait out the
+ * grace period; only a SIGINT right after the first is taken for the same Ctrl-C, which reaches the process both
+ * from the terminal and through npm or tsx.
  */
-function stopSignal(): Promise<NodeJS.Signals> {
+function stopSignal(stdout: NodeJS.WritableStream): Promise<NodeJS.Signals> {
   return new Promise((resolve) => {
-    process.on('SIGINT', resolve);
-    process.on('SIGTERM', resolve);
+    let first: { readonly signal: NodeJS.Signals; readonly at: number } | undefined;
+    const onSignal = (signal: NodeJS.Signals): void => {
+      const now = performance.now();
+      if (first === undefined) {
+        first = { signal, at: now };
+        resolve(signal);
+        return;
+      }
+      if (signal === 'SIGINT' && first.signal === 'SIGINT' && now - first.at < sameCtrlCMs) return;
+      stdout.write(`Received ${signal} again, exiting now\n`);
+      process.exit(exitCodeBySignal[signal] ?? 1);
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
   });
 }
+
+/** The one Ctrl-C arrives twice within this, by the terminal and by a wrapper process forwarding it. */
+const sameCtrlCMs = 500;
+/** As a shell reports a process ended by the signal: 128 + its number. */
+const exitCodeBySignal: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGTERM: 143 };
 
 function welcome(crewDir: string, server: RunningServer): string {
   const lines = [`crewd is serving ${crewDir} at ${server.url}`];

@@ -1,4 +1,5 @@
 import { CrewdError } from '../domain/errors.ts';
+import { defuseSlotMarkers } from '../domain/feedback-slot.ts';
 import type { ChatMessage, ChatRequest, ChatResponse, ToolCall } from '../llm/chat-model.ts';
 import { finalAnswerRequest } from './prompts.ts';
 import type { ToolBox } from './tool-box.ts';
@@ -48,7 +49,13 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
     for (const call of response.toolCalls) {
       const result = await options.tools.run(call, options.signal);
       await options.onToolStep({ thought: response.text, call, result });
-      messages.push({ role: 'tool', toolCallId: call.id, toolName: call.name, content: result });
+      // A tool's result is untrusted text: it must not open or close a feedback slot.
+      messages.push({
+        role: 'tool',
+        toolCallId: call.id,
+        toolName: call.name,
+        content: defuseSlotMarkers(result),
+      });
     }
   }
   messages.push({ role: 'user', content: finalAnswerRequest });

@@ -1,15 +1,17 @@
 import type { AgentDefinition, JsonSchema, TaskDefinition } from '../domain/crew.ts';
-import { feedbackSlot } from '../domain/feedback-slot.ts';
+import { defuseSlotMarkers as defuse, feedbackSlot } from '../domain/feedback-slot.ts';
 import type { HumanFeedback, TaskOutput } from '../domain/task-output.ts';
 
 /**
  * Prompt texts. The system prompt holds only who the agent is; everything that varies per task (context, human
- * feedback) goes in the user message, and human feedback only ever inside a feedback slot.
+ * feedback) goes in the user message, and human feedback only ever inside a feedback slot. Every text that may
+ * carry what a client, a model or a tool wrote (inputs fill the agent's and task's texts) is defused, so only crewd
+ * opens and closes feedback slots.
  */
 
 /** The agent's persona, from its already interpolated role, goal and backstory. */
 export function systemPrompt(agent: AgentDefinition): string {
-  return `You are ${agent.role}. ${agent.backstory}\nYour personal goal is: ${agent.goal}`;
+  return `You are ${defuse(agent.role)}. ${defuse(agent.backstory)}\nYour personal goal is: ${defuse(agent.goal)}`;
 }
 
 export interface TaskPromptParts {
@@ -27,8 +29,8 @@ const separator = '\n\n----------\n\n';
 export function taskPrompt(parts: TaskPromptParts): string {
   const { task } = parts;
   const sections = [
-    `Current task: ${task.description}`,
-    `Expected output: ${task.expectedOutput}\n` +
+    `Current task: ${defuse(task.description)}`,
+    `Expected output: ${defuse(task.expectedOutput)}\n` +
       'Your final answer must be the complete content itself, not a description or summary of it.',
   ];
   if (task.outputJson !== undefined) sections.push(jsonInstructions(task.outputJson));
@@ -47,7 +49,7 @@ export const finalAnswerRequest =
 /** Asks once more for a structured answer, saying what was wrong with the last one. */
 export function correctionRequest(problem: string): string {
   return (
-    `Your answer does not match the required JSON Schema: ${problem}.\n` +
+    `Your answer does not match the required JSON Schema: ${defuse(problem)}.\n` +
     'Answer again with only the corrected JSON object, with no other text.'
   );
 }
@@ -60,7 +62,7 @@ function jsonInstructions(schema: JsonSchema): string {
 }
 
 function contextSection(context: readonly TaskOutput[]): string {
-  const blocks = context.map((output) => `Output of task '${output.taskId}':\n${output.output}`);
+  const blocks = context.map((output) => `Output of task '${output.taskId}':\n${defuse(output.output)}`);
   return `Context from earlier tasks:\n\n${blocks.join(separator)}`;
 }
 
@@ -78,7 +80,7 @@ function retrySection(rejections: readonly HumanFeedback[]): string {
     (entry) => `Feedback on attempt ${entry.attempt}:\n${feedbackSlot(entry.text.trim() || '(no comments)')}`,
   );
   return [
-    `A human reviewer did not accept your previous answer to this task. Your previous answer was:\n\n${latest?.output ?? ''}`,
+    `A human reviewer did not accept your previous answer to this task. Your previous answer was:\n\n${defuse(latest?.output ?? '')}`,
     feedback.join('\n\n'),
     'Write an improved final answer that addresses this feedback.',
   ].join('\n\n');

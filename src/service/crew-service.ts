@@ -14,6 +14,8 @@ import type {
 import type { Dispatcher } from './dispatcher.ts';
 import type { EventHub } from './event-hub.ts';
 import { eventRecord, executionEndType } from './event-records.ts';
+import { encodeExecutionCursor } from '../store/execution-cursor.ts';
+import { executionWeight } from './execution-weight.ts';
 import { RecentExecutions } from './recent-executions.ts';
 import type {
   Caller,
@@ -42,13 +44,28 @@ export interface CrewServiceDeps {
 /** How long an event watcher waits for a notification before looking at the store again. */
 const eventPollMs = 1000;
 const eventPageSize = 500;
-/** Recently read executions kept for status polls: a few KB each. */
-const recentCacheSize = 1000;
+/** Recently read executions kept for status polls, by estimated bytes (about 3,000 of a typical few KB). */
+export const recentCacheBytes = 16 * 1024 * 1024;
+
+/** What one page of `GET /executions` may hold, by estimated bytes; it always holds at least one execution. */
+export const listPageBytes = 2 * 1024 * 1024;
+
+function withinBytes(page: ExecutionPage, maxBytes: number): ExecutionPage {
+  let bytes = 0;
+  for (const [index, execution] of page.items.entries()) {
+    bytes += executionWeight(execution);
+    if (bytes > maxBytes && index > 0) {
+      const items = page.items.slice(0, index);
+      return { items, nextCursor: encodeExecutionCursor(items.at(-1)!) };
+    }
+  }
+  return page;
+}
 
 /** The execution service: kickoff, status, resume and cancel over the store, with runs handed to a dispatcher. */
 export class CrewService implements ExecutionService {
   readonly crew: CrewDefinition;
-  readonly #recent = new RecentExecutions(recentCacheSize);
+  readonly #recent = new RecentExecutions(recentCacheBytes);
 
   constructor(private readonly deps: CrewServiceDeps) {
     this.crew = deps.crew;
@@ -219,13 +236,15 @@ export class CrewService implements ExecutionService {
     return revoked;
   }
 
-  list(request: ListRequest): Promise<ExecutionPage> {
-    return this.deps.store.listExecutions({
+  /** A page holds at most `limit` executions, and fewer when their status objects would pass `listPageBytes`. */
+  async list(request: ListRequest): Promise<ExecutionPage> {
+    const page = await this.deps.store.listExecutions({
       limit: request.limit,
       ...(request.state === undefined ? {} : { state: request.state }),
       ...(request.cursor === undefined ? {} : { cursor: request.cursor }),
       ...(request.caller.userId === null ? {} : { userId: request.caller.userId }),
     });
+    return withinBytes(page, listPageBytes);
   }
 
   async openEventStream(

@@ -1,29 +1,51 @@
 import type { Execution } from '../domain/execution.ts';
+import { executionWeight } from './execution-weight.ts';
 
 /**
  * The most recently read executions, so clients polling for a status are answered without reading whole rows. A
  * finished execution never changes again, in this process or any other sharing the database, so it is current as
  * it is; any other copy is current only while the store still holds its revision.
+ *
+ * Bounded by bytes, not entries: one execution may be a thousand times larger than another, and the status body
+ * kept beside each one repeats its `meta` once per task.
  */
 export class RecentExecutions {
-  readonly #entries = new Map<string, Execution>();
+  readonly #entries = new Map<string, { readonly execution: Execution; readonly bytes: number }>();
+  #bytes = 0;
 
-  constructor(private readonly capacity: number) {}
+  constructor(private readonly maxBytes: number) {}
 
   get(id: string): Execution | undefined {
-    return this.#entries.get(id);
+    return this.#entries.get(id)?.execution;
   }
 
-  /** Remembers this copy unless a later revision is already known; the oldest entry makes room. */
+  /** Bytes held by the executions kept, as estimated (with their status bodies). */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  /** Remembers this copy unless a later revision is already known; the oldest entries make room. */
   remember(execution: Execution): void {
     const known = this.#entries.get(execution.id);
     if (known !== undefined) {
-      if (known.revision >= execution.revision) return;
-      this.#entries.delete(execution.id);
-    } else if (this.#entries.size >= this.capacity) {
-      const oldest = this.#entries.keys().next();
-      if (oldest.done !== true) this.#entries.delete(oldest.value);
+      if (known.execution.revision >= execution.revision) return;
+      this.#forget(execution.id);
     }
-    this.#entries.set(execution.id, execution);
+    const bytes = executionWeight(execution);
+    if (bytes > this.maxBytes) return;
+    while (this.#bytes + bytes > this.maxBytes) {
+      const oldest = this.#entries.keys().next();
+      if (oldest.done === true) break;
+      this.#forget(oldest.value);
+    }
+    this.#entries.set(execution.id, { execution, bytes });
+    this.#bytes += bytes;
+  }
+
+  #forget(id: string): void {
+    const entry = this.#entries.get(id);
+    if (entry === undefined) return;
+    this.#entries.delete(id);
+    this.#bytes -= entry.bytes;
   }
 }

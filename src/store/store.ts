@@ -211,12 +211,26 @@ export type DeliveryOutcome =
   | { readonly kind: 'retry'; readonly at: Date }
   | { readonly kind: 'failed' };
 
+/** How many messages to one delivery target (`deliveryTargetOf` their URL) a claim may hand out. */
+export interface TargetQuota {
+  /** Messages in flight to one target at most, those already in flight included. */
+  readonly perTarget: number;
+  /** Messages already in flight, by target. */
+  readonly busy: ReadonlyMap<string, number>;
+}
+
 export interface OutboxStore {
   /**
    * Leases up to `limit` due messages for `leaseMs`: only the oldest pending message of each (execution, url)
    * pair, so deliveries to one URL stay in order. A leased message is not handed out again until its lease ends.
+   * With a `quota`, no target gets more than its share, so a slow receiver's backlog cannot fill every slot.
    */
-  claimDueMessages(now: Date, limit: number, leaseMs: number): Promise<readonly OutboxMessage[]>;
+  claimDueMessages(
+    now: Date,
+    limit: number,
+    leaseMs: number,
+    quota?: TargetQuota,
+  ): Promise<readonly OutboxMessage[]>;
   /** Records an attempt and what happens next, in one transaction. */
   recordDelivery(attempt: DeliveryAttempt, outcome: DeliveryOutcome): Promise<void>;
   /** Messages of one execution with their attempts, oldest first; `headers` are left out. */

@@ -1,5 +1,6 @@
 import type { LookupFunction } from 'node:net';
 import type { Agent } from 'undici';
+import { deliveryTargetOf } from '../domain/delivery-target.ts';
 import type { DeliveryAttempt, DeliveryOutcome, OutboxMessage, OutboxStore } from '../store/store.ts';
 import { validateHeaderSafe } from './payloads.ts';
 import type { RetrySchedule } from './retry-schedule.ts';
@@ -27,6 +28,11 @@ export interface DeliveryWorkerOptions {
   readonly pollIntervalMs?: number;
   /** Attempts in flight at once (each to a different execution and URL); 64 unless given. */
   readonly concurrency?: number;
+  /**
+   * Attempts in flight at once to one target (scheme, host and port); 16 unless given. A receiver that answers
+   * slowly holds at most these, and the other slots keep serving everyone else.
+   */
+  readonly perTargetConcurrency?: number;
   /** [0, 1), for the retry jitter; `Math.random` unless given. */
   readonly random?: () => number;
   /** Name resolution for the target guard; `dns.lookup` unless given. */
@@ -41,7 +47,10 @@ export interface DeliveryWorkerOptions {
 
 export interface DeliveryWorker {
   start(): void;
-  /** Stops looking for messages and resolves once the attempts in flight are recorded. */
+  /**
+   * Stops looking for messages and ends the attempts in flight at once. An attempt ended so is not recorded: its
+   * message stays pending and is sent again (by this process after a restart, or another) once its claim lapses.
+   */
   stop(): Promise<void>;
   /** Looks for due messages now; called right after a commit that queued some. */
   wake(): void;
@@ -59,9 +68,12 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
   const timeoutMs = options.timeoutMs ?? 15_000;
   const pollIntervalMs = options.pollIntervalMs ?? 1000;
   const concurrency = Math.max(1, options.concurrency ?? 64);
+  const perTarget = Math.max(1, options.perTargetConcurrency ?? 16);
   const random = options.random ?? Math.random;
   const sign = createWebhookSigner(options.secret);
   const inFlight = new Map<string, Promise<void>>();
+  const busyTargets = new Map<string, number>();
+  let stopping = new AbortController();
   // Created with the first message to send (loading undici then), closed on stop.
   let agent: Promise<Agent> | undefined;
   let running = false;
@@ -110,7 +122,10 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     if (free <= 0) return;
     let messages: readonly OutboxMessage[];
     try {
-      messages = await options.store.claimDueMessages(options.clock(), free, timeoutMs + leaseMarginMs);
+      messages = await options.store.claimDueMessages(options.clock(), free, timeoutMs + leaseMarginMs, {
+        perTarget,
+        busy: busyTargets,
+      });
     } catch (error) {
       options.logger?.warn({ err: error }, 'could not read the webhook outbox');
       return;
@@ -126,7 +141,9 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     for (const message of messages) {
       if (!running || inFlight.has(message.id)) continue;
       launched += 1;
-      const attempt = deliver(dispatcher, message)
+      const target = deliveryTargetOf(message.url);
+      busyTargets.set(target, (busyTargets.get(target) ?? 0) + 1);
+      const attempt = deliver(dispatcher, message, stopping.signal)
         .catch((error: unknown) => {
           // Unrecorded: the lease runs out and the message is tried again.
           options.logger?.warn(
@@ -136,6 +153,9 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
         })
         .finally(() => {
           inFlight.delete(message.id);
+          const left = (busyTargets.get(target) ?? 1) - 1;
+          if (left <= 0) busyTargets.delete(target);
+          else busyTargets.set(target, left);
           // The next message to the same receiver may be claimable now.
           pollAfterCompletions();
         });
@@ -145,14 +165,16 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     if (launched === free) pollAgain = true;
   }
 
-  async function deliver(dispatcher: Agent, message: OutboxMessage): Promise<void> {
+  async function deliver(dispatcher: Agent, message: OutboxMessage, stopped: AbortSignal): Promise<void> {
     const attemptNumber = message.attempts + 1;
     const at = options.clock();
     const problem = unsendable(message);
     const result: SendResult =
       problem === null
-        ? await send(dispatcher, message, at)
+        ? await send(dispatcher, message, at, stopped)
         : { statusCode: null, error: problem, retryAfter: undefined };
+    // Ended by stop(): the receiver's answer is unknown, so the message is left to be sent again.
+    if (stopped.aborted) return;
     const finished = options.clock();
     const attempt: DeliveryAttempt = {
       messageId: message.id,
@@ -189,7 +211,12 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     notify(message, attempt, outcome);
   }
 
-  function send(dispatcher: Agent, message: OutboxMessage, at: Date): Promise<SendResult> {
+  function send(
+    dispatcher: Agent,
+    message: OutboxMessage,
+    at: Date,
+    signal: AbortSignal,
+  ): Promise<SendResult> {
     const body = JSON.stringify(message.payload);
     const headers = {
       ...message.headers,
@@ -197,7 +224,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       'user-agent': 'crewd-webhooks',
       ...sign(message.id, at, body),
     };
-    return sendWebhook(dispatcher, { url: message.url, headers, body, timeoutMs });
+    return sendWebhook(dispatcher, { url: message.url, headers, body, timeoutMs, signal });
   }
 
   function decide(result: SendResult, attemptNumber: number, now: Date): DeliveryOutcome {
@@ -227,12 +254,14 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
     start() {
       if (running) return;
       running = true;
+      stopping = new AbortController();
       poll();
     },
     async stop() {
       running = false;
       clearTimeout(timer);
       await polling;
+      stopping.abort();
       await Promise.allSettled(inFlight.values());
       const closing = agent;
       agent = undefined;

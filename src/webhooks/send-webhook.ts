@@ -10,6 +10,8 @@ export interface WebhookRequest {
   readonly body: string;
   /** Bounds the whole attempt: connecting, sending and reading the answer. */
   readonly timeoutMs: number;
+  /** Ends the attempt early (shutting down). */
+  readonly signal?: AbortSignal;
 }
 
 export interface SendResult {
@@ -30,6 +32,9 @@ class AttemptTimeout extends Error {}
 export async function sendWebhook(dispatcher: Dispatcher, webhook: WebhookRequest): Promise<SendResult> {
   const controller = new AbortController();
   const timer = setTimeout(() => controller.abort(new AttemptTimeout()), webhook.timeoutMs);
+  const stop = (): void => controller.abort(webhook.signal?.reason);
+  if (webhook.signal?.aborted === true) stop();
+  webhook.signal?.addEventListener('abort', stop, { once: true });
   try {
     const url = new URL(webhook.url);
     const response = await dispatcher.request({
@@ -50,6 +55,7 @@ export async function sendWebhook(dispatcher: Dispatcher, webhook: WebhookReques
     return { statusCode: null, error: describeFailure(error, webhook.timeoutMs), retryAfter: undefined };
   } finally {
     clearTimeout(timer);
+    webhook.signal?.removeEventListener('abort', stop);
   }
 }
 

@@ -67,6 +67,30 @@ export function describeOutboxStoreContract(harness: StoreHarness): void {
       expect(ids(await store.claimDueMessages(at(5), 2, lease))).toEqual([late.id]);
     });
 
+    it('hands a target no more than its quota, counting what is in flight to it, so other targets get slots', async () => {
+      const store = await harness.open();
+      // Spelled three ways: the target is the scheme, host and port, whatever the case and path.
+      const slow = [
+        outboxMessage('HTTPS://Slow.Example.com:8443/a'),
+        outboxMessage('https://slow.example.com:8443/b?x=1'),
+        outboxMessage('https://slow.example.com:8443'),
+      ];
+      for (const [index, message] of slow.entries()) await queueMessages(store, [message], at(index));
+      const fast = [outboxMessage('https://fast.example.com/a'), outboxMessage('https://fast.example.com/b')];
+      for (const message of fast) await queueMessages(store, [message], at(4));
+      const busy = new Map([['https://slow.example.com:8443', 1]]);
+
+      const claimed = await store.claimDueMessages(at(5), 3, lease, { perTarget: 2, busy });
+      expect(ids(claimed)).toEqual(ids([slow[0]!, ...fast]));
+      // The fast target's quota is now spent too, by what this claim handed out: nothing more without a new count.
+      const later = new Map([
+        ['https://slow.example.com:8443', 2],
+        ['https://fast.example.com', 2],
+      ]);
+      expect(await store.claimDueMessages(at(5), 3, lease, { perTarget: 2, busy: later })).toEqual([]);
+      expect(ids(await store.claimDueMessages(at(5), 3, lease))).toEqual(ids([slow[1]!, slow[2]!]));
+    });
+
     it('records attempts: a retry waits for its time, delivered and failed messages are never claimed again', async () => {
       const store = await harness.open();
       const retried = outboxMessage(taskUrl);

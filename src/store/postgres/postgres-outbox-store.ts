@@ -5,11 +5,15 @@ import { namedQuery } from './named-query.ts';
 import type { PostgresContext } from './postgres-context.ts';
 
 // A message is due only when no older message to the same (execution, url) is still pending, so one URL receives an
-// execution's messages in order. SKIP LOCKED lets several processes claim at once without handing a message out twice.
+// execution's messages in order. Each delivery target (`deliveryTargetOf`: the URL up to the first '/' after '://',
+// lower-cased) gets at most its quota, counting what is already in flight to it. SKIP LOCKED lets several processes
+// claim at once without handing a message out twice.
 const claimMessages = namedQuery(
   'claim_outbox_messages',
-  `WITH due AS (
-     SELECT message.seq FROM outbox_messages AS message
+  `WITH candidates AS (
+     SELECT message.seq, message.next_attempt_at,
+       lower(substring(message.url from '^[^:]*://[^/]*')) AS target
+     FROM outbox_messages AS message
      WHERE message.status = 'pending'
        AND message.next_attempt_at <= :now::timestamptz
        AND (message.lease_until IS NULL OR message.lease_until <= :now::timestamptz)
@@ -17,7 +21,20 @@ const claimMessages = namedQuery(
          SELECT 1 FROM outbox_messages AS older
          WHERE older.execution_id = message.execution_id AND older.url = message.url
            AND older.status = 'pending' AND older.seq < message.seq)
-     ORDER BY message.next_attempt_at, message.seq
+   ), ranked AS (
+     SELECT candidates.seq, candidates.next_attempt_at,
+       row_number() OVER (PARTITION BY candidates.target ORDER BY candidates.next_attempt_at, candidates.seq)
+         + coalesce((:busy::jsonb ->> candidates.target)::int, 0) AS position
+     FROM candidates
+   ), due AS (
+     -- The conditions again on the row itself: a row another claim leased and committed meanwhile is checked
+     -- again when it is locked, and left out.
+     SELECT message.seq FROM outbox_messages AS message
+     JOIN ranked ON ranked.seq = message.seq
+     WHERE ranked.position <= :per_target::bigint
+       AND message.status = 'pending'
+       AND (message.lease_until IS NULL OR message.lease_until <= :now::timestamptz)
+     ORDER BY ranked.next_attempt_at, ranked.seq
      LIMIT :limit::bigint
      FOR UPDATE OF message SKIP LOCKED
    ), claimed AS (
@@ -60,14 +77,19 @@ const countFailed = namedQuery(
   "SELECT count(*)::int AS count FROM outbox_messages WHERE status = 'failed'",
 );
 
+/** No quota: any number of messages to one target. */
+const unlimited = Number.MAX_SAFE_INTEGER;
+
 export function postgresOutboxStore({ query, decode }: PostgresContext): OutboxStore {
   return {
-    claimDueMessages: async (now, limit, leaseMs) =>
+    claimDueMessages: async (now, limit, leaseMs, quota) =>
       (
         await query(claimMessages, {
           now: now.toISOString(),
           lease_until: new Date(now.getTime() + leaseMs).toISOString(),
           limit,
+          per_target: quota?.perTarget ?? unlimited,
+          busy: JSON.stringify(Object.fromEntries(quota?.busy ?? [])),
         })
       ).map((row) => decode.outboxMessage(row)),
 

@@ -6,18 +6,29 @@ import { settle } from './sqlite-context.ts';
 
 // A message is due only when no older message to the same (execution, url) is still pending, so one URL receives an
 // execution's messages in order.
+// The delivery target (`deliveryTargetOf`): the URL up to the first '/' after '://', lower-cased.
+const target = `lower(substr(message.url, 1,
+  instr(substr(message.url, instr(message.url, '://') + 3) || '/', '/') + instr(message.url, '://') + 1))`;
+
+// A message is due only when no older message to the same (execution, url) is still pending, so one URL receives an
+// execution's messages in order. Each target gets at most its quota, counting what is already in flight to it.
 const claimMessages = `
   UPDATE outbox_messages SET lease_until = :lease_until
   WHERE seq IN (
-    SELECT message.seq FROM outbox_messages AS message
-    WHERE message.status = 'pending'
-      AND message.next_attempt_at <= :now
-      AND (message.lease_until IS NULL OR message.lease_until <= :now)
-      AND NOT EXISTS (
-        SELECT 1 FROM outbox_messages AS older
-        WHERE older.execution_id = message.execution_id AND older.url = message.url
-          AND older.status = 'pending' AND older.seq < message.seq)
-    ORDER BY message.next_attempt_at, message.seq
+    SELECT seq FROM (
+      SELECT message.seq, message.next_attempt_at,
+        row_number() OVER (PARTITION BY ${target} ORDER BY message.next_attempt_at, message.seq) AS position,
+        coalesce((SELECT busy.value FROM json_each(:busy) AS busy WHERE busy.key = ${target}), 0) AS busy
+      FROM outbox_messages AS message
+      WHERE message.status = 'pending'
+        AND message.next_attempt_at <= :now
+        AND (message.lease_until IS NULL OR message.lease_until <= :now)
+        AND NOT EXISTS (
+          SELECT 1 FROM outbox_messages AS older
+          WHERE older.execution_id = message.execution_id AND older.url = message.url
+            AND older.status = 'pending' AND older.seq < message.seq))
+    WHERE position + busy <= :per_target
+    ORDER BY next_attempt_at, seq
     LIMIT :limit)
   RETURNING *`;
 
@@ -54,13 +65,15 @@ export function sqliteOutboxStore({ statement, decode, writes }: SqliteContext):
   };
 
   return {
-    claimDueMessages: (now, limit, leaseMs) =>
+    claimDueMessages: (now, limit, leaseMs, quota) =>
       writes.write(() =>
         statement(claimMessages)
           .all({
             now: now.toISOString(),
             lease_until: new Date(now.getTime() + leaseMs).toISOString(),
             limit,
+            per_target: quota?.perTarget ?? Number.MAX_SAFE_INTEGER,
+            busy: JSON.stringify(Object.fromEntries(quota?.busy ?? [])),
           })
           .sort((a, b) => Number(a.seq) - Number(b.seq))
           .map((row) => decode.outboxMessage(row)),
