@@ -5,6 +5,7 @@ import type { ServeConfig } from './config.ts';
 import { loadCrew } from './crew/load-crew.ts';
 import { checkCrew } from './engine/check-crew.ts';
 import type { Execution } from './domain/execution.ts';
+import type { RateLimiter } from './engine/rate-limiter.ts';
 import { createModelResolver } from './llm/resolve-model.ts';
 import { Metrics } from './observability/metrics.ts';
 import { CrewService } from './service/crew-service.ts';
@@ -31,12 +32,16 @@ export interface RunningServer {
 export interface StartOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly logger?: Logger;
+  /** The wall clock; `new Date()` unless given (tests move it instead of waiting). */
+  readonly clock?: () => Date;
+  /** The max_rpm limiter; one on real time unless given. */
+  readonly rateLimiter?: RateLimiter;
 }
 
 /** The composition root: the one place that picks concrete adapters and wires them together. */
 export async function startServer(config: ServeConfig, options: StartOptions): Promise<RunningServer> {
   const logger = options.logger ?? pino({ level: options.env.LOG_LEVEL ?? 'info' });
-  const clock = (): Date => new Date();
+  const clock = options.clock ?? ((): Date => new Date());
   const crew = await loadCrew(config.crewDir, { warn: (message) => logger.warn(message) });
   const models = createModelResolver({ env: options.env, baseDir: config.crewDir });
   const tools = builtinTools();
@@ -89,6 +94,7 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
       onLeaseRenewalFailed: (error) => logger.warn({ err: error }, 'could not renew execution leases'),
     },
     lease: { owner: randomUUID(), durationMs: config.executionLeaseMs },
+    limiter: options.rateLimiter,
   });
   const dispatcher = createLocalDispatcher({
     concurrency: config.concurrency,
@@ -113,6 +119,7 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
     logger,
     rateLimitPerMinute: config.rateLimitPerMinute,
     ready: () => store.ping(),
+    clock,
   });
 
   try {
