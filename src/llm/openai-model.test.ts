@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeOpenAI } from '../../test/support/fake-openai-server.ts';
 import type { FakeOpenAIServer } from '../../test/support/fake-openai-server.ts';
+import { until } from '../../test/support/until.ts';
 import { ModelCallError } from '../domain/errors.ts';
 import type { ChatMessage, ChatRequest } from './chat-model.ts';
 import { createOpenAIModel } from './openai-model.ts';
@@ -235,7 +236,7 @@ describe('OpenAI model', () => {
     const reason = new Error('execution cancelled');
 
     const pending = failureOf(model.generate(question, controller.signal));
-    while (server.requests.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    await until(() => server.requests.length > 0);
     controller.abort(reason);
 
     expect(await pending).toBe(reason);

@@ -1,6 +1,7 @@
 import type { AgentDefinition, CrewDefinition, CrewInputs, TaskDefinition } from '../../src/domain/crew.ts';
 import type { EngineEvent } from '../../src/domain/events.ts';
 import { runCrew } from '../../src/engine/run-crew.ts';
+import type { RateLimiter } from '../../src/engine/rate-limiter.ts';
 import type { Checkpoint, RunOutcome } from '../../src/engine/run-crew-types.ts';
 import type { Tool } from '../../src/engine/tool.ts';
 import { createModelResolver } from '../../src/llm/resolve-model.ts';
@@ -62,6 +63,7 @@ export interface RunOptions {
   readonly tools?: readonly Tool[];
   readonly signal?: AbortSignal;
   readonly defaultModel?: string;
+  readonly limiter?: RateLimiter;
   readonly onEvent?: (event: EngineEvent) => void | Promise<void>;
 }
 
@@ -96,6 +98,7 @@ export async function startEngineHarness(
         models,
         tools: new Map((options.tools ?? []).map((tool) => [tool.name, tool])),
         defaultModel: options.defaultModel,
+        limiter: options.limiter,
         signal: options.signal ?? new AbortController().signal,
         onEvent: async (event) => {
           events.push(event);
