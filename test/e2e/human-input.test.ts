@@ -58,7 +58,7 @@ describe('human input', () => {
     expect(rejected.status).toBe(200);
     expect(rejected.body).toEqual({ status: 'retrying', message: expect.any(String) });
 
-    const again = await api.waitForState(id, ['PAUSED'], 20_000);
+    const again = await api.waitForState(id, ['PAUSED']);
     expect(again.body.pending_human_input).toMatchObject({ task_id: 'draft', attempt: 2 });
     const drafts = requestsFor('Draft a one-paragraph brief about toasters');
     expect(drafts).toHaveLength(2);

@@ -6,7 +6,7 @@ import { pino } from 'pino';
 import { readServeConfig } from '../../src/config.ts';
 import type { RateLimiter } from '../../src/engine/rate-limiter.ts';
 import { startServer, type RunningServer } from '../../src/main.ts';
-import { until } from './until.ts';
+import { hangAfterMs, until } from './until.ts';
 
 export const testToken = 'crewd_test_organization_token_0001';
 const repoRoot = resolve(import.meta.dirname, '../..');
@@ -105,7 +105,11 @@ export async function spawnCrewd(options: CrewdOptions & { modelUrl: string }): 
     child.stdout.on('data', onData);
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     void exited.then(() => fail(new Error(`crewd exited before listening:\n${output}`)));
-    setTimeout(() => fail(new Error(`crewd did not start in time:\n${output}`)), 20_000).unref();
+    setTimeout(() => {
+      // Not left behind to run on after the test has failed.
+      child.kill('SIGKILL');
+      fail(new Error(`crewd did not start in time:\n${output}`));
+    }, hangAfterMs).unref();
   });
   return { url, child, output: () => output, exited };
 }
@@ -143,7 +147,7 @@ export function apiClient(baseUrl: string, token: string | null = testToken) {
     post: (path: string, body?: unknown, headers?: Record<string, string>) =>
       call('POST', path, body, headers),
     /** Polls /status until the state is one of `states`. */
-    async waitForState(id: string, states: readonly string[], timeoutMs = 20_000): Promise<ApiResponse> {
+    async waitForState(id: string, states: readonly string[], timeoutMs = hangAfterMs): Promise<ApiResponse> {
       let status: ApiResponse | undefined;
       await until(
         async () => {

@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { until } from './until.ts';
+import { hangAfterMs, until } from './until.ts';
 
 export interface ReceivedRequest {
   readonly path: string;
@@ -69,7 +69,7 @@ export async function startScriptedReceiver(port = 0): Promise<ScriptedReceiver>
       answers.set(path, answer);
     },
     on,
-    async waitFor(path, count, timeoutMs = 10_000) {
+    async waitFor(path, count, timeoutMs = hangAfterMs) {
       await until(
         () => on(path).length >= count,
         timeoutMs,

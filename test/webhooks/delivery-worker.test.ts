@@ -178,7 +178,7 @@ describe('webhook delivery attempts', () => {
 
     await until(
       async () => (await harness.fixture.store.listDeliveries(executionId))[0]!.attempts.length > 0,
-      10_000,
+      undefined,
       () => 'no attempt was made',
     );
     harness.receiver = await startScriptedReceiver(port);

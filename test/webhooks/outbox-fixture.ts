@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { noWebhooks } from '../../src/domain/execution.ts';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { DeliveryRecord, NewOutboxMessage, Store, WebhookKind } from '../../src/store/store.ts';
-import { until } from '../support/until.ts';
+import { hangAfterMs, until } from '../support/until.ts';
 
 export interface OutboxFixture {
   /** The SQLite file, for opening a second store on it. */
@@ -68,7 +68,7 @@ export async function openOutboxFixture(): Promise<OutboxFixture> {
   async function settled(
     executionId: string,
     messageId: string,
-    timeoutMs = 10_000,
+    timeoutMs = hangAfterMs,
   ): Promise<DeliveryRecord> {
     let record: DeliveryRecord | undefined;
     await until(
