@@ -6,6 +6,7 @@ import { loadCrew } from './crew/load-crew.ts';
 import { refusePartialCrew } from './crew/refuse-partial-crew.ts';
 import { checkCrew } from './engine/check-crew.ts';
 import type { Execution } from './domain/execution.ts';
+import type { RateLimiter } from './engine/rate-limiter.ts';
 import { createModelResolver } from './llm/resolve-model.ts';
 import { Metrics } from './observability/metrics.ts';
 import { CrewService } from './service/crew-service.ts';
@@ -37,12 +38,16 @@ export interface StartOptions {
   readonly warn?: (message: string) => void;
   /** Receives every entry of every execution's event log as it is committed in this process (terminal output). */
   readonly onExecutionEvent?: (executionId: string, event: NewExecutionEvent, at: Date) => void;
+  /** The wall clock; `new Date()` unless given (tests move it instead of waiting). */
+  readonly clock?: () => Date;
+  /** The max_rpm limiter; one on real time unless given. */
+  readonly rateLimiter?: RateLimiter;
 }
 
 /** The composition root: the one place that picks concrete adapters and wires them together. */
 export async function startServer(config: ServeConfig, options: StartOptions): Promise<RunningServer> {
   const logger = options.logger ?? pino({ level: options.env.LOG_LEVEL ?? 'info' });
-  const clock = (): Date => new Date();
+  const clock = options.clock ?? ((): Date => new Date());
   const warn = options.warn ?? ((message: string) => logger.warn(message));
   const dropped: string[] = [];
   const crew = await loadCrew(config.crewDir, {
@@ -121,6 +126,7 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
       onLeaseRenewalFailed: (error) => logger.warn({ err: error }, 'could not renew execution leases'),
     },
     lease: { owner: randomUUID(), durationMs: config.executionLeaseMs },
+    limiter: options.rateLimiter,
   });
   const dispatcher = createLocalDispatcher({
     concurrency: config.concurrency,
@@ -147,6 +153,7 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
     ready: () => store.ping(),
     toolSources: () => tools.statuses(),
     connectionLimits: { connectionsPerAddress: config.connectionsPerAddress },
+    clock,
   });
 
   try {

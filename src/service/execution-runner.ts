@@ -1,5 +1,5 @@
 import type { CrewDefinition } from '../domain/crew.ts';
-import { createRateLimiter, prefixedLimiter } from '../engine/rate-limiter.ts';
+import { createRateLimiter, prefixedLimiter, type RateLimiter } from '../engine/rate-limiter.ts';
 import { runCrew } from '../engine/run-crew.ts';
 import type { StepJournal } from '../engine/step-journal.ts';
 import { ToolCaches } from '../engine/tool-cache.ts';
@@ -15,6 +15,8 @@ export interface ExecutionRunnerDeps extends LegDeps {
   readonly models: ModelResolver;
   readonly tools: ToolRegistry;
   readonly defaultModel: string | undefined;
+  /** The max_rpm limiter every leg shares; a real-time one unless given (tests pass one on their own clock). */
+  readonly limiter?: RateLimiter;
 }
 
 /** Why a running execution was stopped from outside; `elsewhere`: another process cancelled it or took it over. */
@@ -34,12 +36,14 @@ interface Run {
 export class ExecutionRunner {
   readonly #runs = new Map<string, Run>();
   /** Shared by every leg in this process, so an agent's max_rpm spacing holds across a resume. */
-  readonly #limiter = createRateLimiter();
+  readonly #limiter: RateLimiter;
   readonly #toolCaches = new ToolCaches();
   #shuttingDown = false;
   #renewal: NodeJS.Timeout | undefined;
 
-  constructor(private readonly deps: ExecutionRunnerDeps) {}
+  constructor(private readonly deps: ExecutionRunnerDeps) {
+    this.#limiter = deps.limiter ?? createRateLimiter();
+  }
 
   /** Aborts the model call in flight for this execution, if it runs in this process. */
   stop(executionId: string, reason: StopReason): void {

@@ -9,6 +9,7 @@ import type { Store } from '../../src/store/store.ts';
 import { startApi } from './support/api-harness.ts';
 import type { ApiHarness } from './support/api-harness.ts';
 import { makeExecution } from './support/example-crew.ts';
+import { until } from '../support/until.ts';
 
 const unauthorized = {
   error: 'Unauthorized',
@@ -139,12 +140,7 @@ describe('bearer authentication', () => {
     expect((await api.request('/inputs', { token: secret })).status).toBe(200);
 
     await cliTokens.revoke(record.id);
-    await expect
-      .poll(async () => (await api.request('/inputs', { token: secret })).status, {
-        timeout: 10_000,
-        interval: 50,
-      })
-      .toBe(401);
+    await until(async () => (await api.request('/inputs', { token: secret })).status === 401);
 
     expect(await (await api.request('/inputs', { token: secret })).json()).toEqual(unauthorized);
   });

@@ -3,6 +3,7 @@ import { bobToken, startApi } from './support/api-harness.ts';
 import type { ApiHarness } from './support/api-harness.ts';
 import { makeExecution } from './support/example-crew.ts';
 import { SseReader } from './support/sse-reader.ts';
+import { until } from '../support/until.ts';
 
 let api: ApiHarness;
 beforeAll(async () => {
@@ -94,7 +95,7 @@ describe('GET /executions/{id}/events', () => {
     const signal = api.service.watchSignals.at(-1)!;
 
     controller.abort();
-    await expect.poll(() => signal.aborted, { timeout: 2000 }).toBe(true);
+    await until(() => signal.aborted);
   });
 
   it('answers 404 before streaming for an unknown or foreign execution', async () => {

@@ -8,16 +8,19 @@ import {
 } from '../support/fake-openai-server.ts';
 import { numberedAnswers, requestsMentioning, systemText, userText } from '../support/model-requests.ts';
 import { apiClient, crewsDir, startCrewd } from '../support/crewd.ts';
+import { movableClock } from '../support/movable-clock.ts';
+import { recordingLimiter } from '../support/recording-limiter.ts';
 
 let model: FakeOpenAIServer;
 let crewd: RunningServer;
 let api: ReturnType<typeof apiClient>;
+const clock = movableClock();
 
 const requestsFor = (words: string): RecordedRequest[] => requestsMentioning(model, words);
 
 beforeAll(async () => {
   model = await startFakeOpenAI({ respond: numberedAnswers() });
-  crewd = await startCrewd({ crewDir: join(crewsDir, 'review-crew'), modelUrl: model.url });
+  crewd = await startCrewd({ crewDir: join(crewsDir, 'review-crew'), modelUrl: model.url, clock: clock.now });
   api = apiClient(crewd.url);
 });
 
@@ -55,7 +58,7 @@ describe('human input', () => {
     expect(rejected.status).toBe(200);
     expect(rejected.body).toEqual({ status: 'retrying', message: expect.any(String) });
 
-    const again = await api.waitForState(id, ['PAUSED'], 20_000);
+    const again = await api.waitForState(id, ['PAUSED']);
     expect(again.body.pending_human_input).toMatchObject({ task_id: 'draft', attempt: 2 });
     const drafts = requestsFor('Draft a one-paragraph brief about toasters');
     expect(drafts).toHaveLength(2);
@@ -92,7 +95,8 @@ describe('human input', () => {
   it('counts execution_time from the first start, across the pause, to the end', async () => {
     const id = await pausedExecution('kites');
     const paused = await api.get(`/status/${id}`);
-    await new Promise((done) => setTimeout(done, 300));
+    // An hour passes on the server's clock while the execution waits for its review.
+    clock.advance(3_600_000);
     await api.post('/resume', {
       execution_id: id,
       task_id: 'draft',
@@ -103,7 +107,7 @@ describe('human input', () => {
 
     expect(done.body.state).toBe('SUCCESS');
     // The resumed leg did not start the clock again: the finished time holds the pause, and it never went back.
-    expect(done.body.execution_time).toBeGreaterThanOrEqual(paused.body.execution_time + 0.3);
+    expect(done.body.execution_time).toBeGreaterThanOrEqual(paused.body.execution_time + 3600);
     expect((await api.get(`/status/${id}`)).body.execution_time).toBe(done.body.execution_time);
   });
 
@@ -196,19 +200,22 @@ describe('approval of the last task', () => {
 
 describe('max_rpm across a review', () => {
   it("keeps an agent's calls spaced when the review comes back at once", async () => {
-    const callTimes: number[] = [];
-    const paced = await startFakeOpenAI({
-      respond: () => {
-        callTimes.push(performance.now());
-        return { content: 'Done.' };
-      },
+    const paced = await startFakeOpenAI({ respond: () => ({ content: 'Done.' }) });
+    // The limiter's clock moves only by its own waits: the review takes no time, so the resumed call must wait
+    // the whole spacing, and the recorded waits say how long it was held back.
+    const { limiter, waits } = recordingLimiter();
+    const server = await startCrewd({
+      crewDir: join(crewsDir, 'paced-crew'),
+      modelUrl: paced.url,
+      rateLimiter: limiter,
     });
-    const server = await startCrewd({ crewDir: join(crewsDir, 'paced-crew'), modelUrl: paced.url });
     try {
       const client = apiClient(server.url);
       const kickoff = await client.post('/kickoff', { inputs: { document: 'the lease' } });
       const id = kickoff.body.kickoff_id as string;
       await client.waitForState(id, ['PAUSED']);
+      expect(paced.requests).toHaveLength(1);
+      expect(waits).toEqual([]);
       await client.post('/resume', {
         execution_id: id,
         task_id: 'prepare',
@@ -217,9 +224,9 @@ describe('max_rpm across a review', () => {
       });
       expect((await client.waitForState(id, ['SUCCESS', 'FAILED'])).body.state).toBe('SUCCESS');
 
-      // max_rpm 60: a second at least between the two calls, although the resumed leg is a new run.
-      expect(callTimes).toHaveLength(2);
-      expect(callTimes[1]! - callTimes[0]!).toBeGreaterThanOrEqual(990);
+      // max_rpm 60: the second call was held a full second, although the resumed leg is a new run.
+      expect(paced.requests).toHaveLength(2);
+      expect(waits).toEqual([1000]);
     } finally {
       await server.close();
       await paced.close();

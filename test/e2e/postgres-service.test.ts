@@ -9,6 +9,7 @@ import { numberedAnswers, requestsMentioning, userText } from '../support/model-
 import { apiClient, crewsDir, spawnCrewd, startCrewd, type CrewdProcess } from '../support/crewd.ts';
 import { postgresAvailability, postgresRequired } from '../support/postgres.ts';
 import { createTestDatabase } from '../support/postgres-database.ts';
+import { until } from '../support/until.ts';
 
 const availability = await postgresAvailability();
 if (!availability.reachable && postgresRequired()) {
@@ -85,10 +86,7 @@ describe.skipIf(!availability.reachable)(`the service on PostgreSQL${skipReason}
     processes.push(first);
     slowTask = 'Write the note about geysers';
     const kickoff = await apiClient(first.url).post('/kickoff', { inputs: { topic: 'geysers' } });
-    const deadline = Date.now() + 20_000;
-    while (requestsFor('Write the note about geysers').length === 0 && Date.now() < deadline) {
-      await new Promise((done) => setTimeout(done, 20));
-    }
+    await until(() => requestsFor('Write the note about geysers').length > 0);
     first.child.kill('SIGKILL');
     await first.exited;
 

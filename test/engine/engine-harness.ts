@@ -1,6 +1,7 @@
 import type { AgentDefinition, CrewDefinition, CrewInputs, TaskDefinition } from '../../src/domain/crew.ts';
 import type { EngineEvent } from '../../src/domain/events.ts';
 import { runCrew } from '../../src/engine/run-crew.ts';
+import type { RateLimiter } from '../../src/engine/rate-limiter.ts';
 import type { Checkpoint, RunOutcome } from '../../src/engine/run-crew-types.ts';
 import { toolRegistryOf } from '../../src/engine/tool.ts';
 import type { Tool } from '../../src/engine/tool.ts';
@@ -64,6 +65,7 @@ export interface RunOptions {
   readonly executionId?: string;
   readonly signal?: AbortSignal;
   readonly defaultModel?: string;
+  readonly limiter?: RateLimiter;
   readonly onEvent?: (event: EngineEvent) => void | Promise<void>;
 }
 
@@ -99,6 +101,7 @@ export async function startEngineHarness(
         models,
         tools: toolRegistryOf(options.tools ?? []),
         defaultModel: options.defaultModel,
+        limiter: options.limiter,
         signal: options.signal ?? new AbortController().signal,
         onEvent: async (event) => {
           events.push(event);

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Tool } from '../../src/engine/tool.ts';
 import { agent, chatRequests, crew, eventTypes, startEngineHarness, task } from './engine-harness.ts';
 import type { EngineHarness } from './engine-harness.ts';
+import { recordingLimiter } from '../support/recording-limiter.ts';
 
 let harness: EngineHarness;
 beforeEach(async () => {
@@ -65,15 +66,21 @@ describe('events', () => {
     const definition = crew([agent('worker')], [task('one', 'worker'), task('two', 'worker')]);
     harness.fake.enqueue({ content: 'one done' }, { content: 'two done' });
     const seenByListener: number[] = [];
+    let listening = false;
+    let overlapped = false;
 
     await harness.run(definition, {
       onEvent: async (event) => {
-        if (event.type !== 'task-end') return;
-        await new Promise((resolve) => setTimeout(resolve, 50));
-        seenByListener.push(chatRequests(harness.fake).length);
+        // An engine that went on without waiting would hand over its next event while this one is still held.
+        if (listening) overlapped = true;
+        listening = true;
+        await new Promise((resolve) => setImmediate(resolve));
+        if (event.type === 'task-end') seenByListener.push(chatRequests(harness.fake).length);
+        listening = false;
       },
     });
 
+    expect(overlapped).toBe(false);
     expect(seenByListener).toEqual([1, 2]);
   });
 });
@@ -140,12 +147,13 @@ describe('max_rpm', () => {
       [agent('worker', { maxRpm: 1200 })],
       [task('one', 'worker'), task('two', 'worker'), task('three', 'worker')],
     );
-    const startedAt = performance.now();
+    const { limiter, waits } = recordingLimiter();
 
-    await harness.run(definition);
+    await harness.run(definition, { limiter });
 
-    const starts = harness.events.flatMap((event) => (event.type === 'model-call-end' ? [event] : []));
-    expect(starts).toHaveLength(3);
-    expect(performance.now() - startedAt).toBeGreaterThanOrEqual(95);
+    const calls = harness.events.flatMap((event) => (event.type === 'model-call-end' ? [event] : []));
+    expect(calls).toHaveLength(3);
+    // The limiter's clock moves only by its waits: the second and third calls were each held 50 ms.
+    expect(waits).toEqual([50, 50]);
   });
 });

@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { CrewdError } from '../../src/domain/errors.ts';
 import { agent, chatRequests, crew, startEngineHarness, task } from './engine-harness.ts';
 import type { EngineHarness } from './engine-harness.ts';
+import { until } from '../support/until.ts';
 
 let harness: EngineHarness;
 beforeEach(async () => {
@@ -46,13 +47,14 @@ describe('failures', () => {
     const controller = new AbortController();
     const reason = new Error('cancelled by the user');
     const running = harness.run(definition, { signal: controller.signal });
-    await expect.poll(() => chatRequests(harness.fake).length).toBe(1);
+    await until(() => chatRequests(harness.fake).length === 1);
 
     controller.abort(reason);
 
     await expect(running).rejects.toBe(reason);
     // The call itself was dropped, not left to finish in the background.
-    await expect.poll(() => harness.fake.abandoned.length).toBe(1);
+    await until(() => harness.fake.abandoned.length > 0);
+    expect(harness.fake.abandoned).toHaveLength(1);
     expect(harness.events.map((event) => event.type)).toEqual(['task-start']);
   });
 

@@ -3,8 +3,9 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import { hangAfterMs, until } from '../support/until.ts';
 import { newExecution } from './store-fixtures.ts';
 import { readWalIndex } from './wal-index.ts';
 
@@ -22,11 +23,17 @@ describe('SQLite store WAL checkpoints', () => {
     for (let i = 0; i < 50; i++) await store.createExecution(newExecution());
 
     await untilWalCheckpointed(file);
-    const checkpointed = readWalIndex(file).frames;
-    await vi.waitFor(async () => {
-      await store.createExecution(newExecution());
-      expect(readWalIndex(file).frames).toBeLessThan(checkpointed);
-    });
+    // Told by the salt, not by the frame count: on a slow machine the worker may have checkpointed after nearly
+    // every commit, so a WAL started over can hold as many frames as the checkpointed one.
+    const checkpointed = readWalIndex(file).salt;
+    await until(
+      async () => {
+        await store.createExecution(newExecution());
+        return readWalIndex(file).salt !== checkpointed;
+      },
+      undefined,
+      () => `the WAL never started over: ${JSON.stringify(readWalIndex(file))}`,
+    );
     await store.close();
   });
 
@@ -70,7 +77,7 @@ describe('SQLite store WAL checkpoints', () => {
     // Bounded, so a close that hangs fails the test instead of holding the worker.
     const child = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '--eval', script], {
       encoding: 'utf8',
-      timeout: 20_000,
+      timeout: hangAfterMs,
     });
     // A process that exited with close still pending prints a warning and exits 13; stderr shows why.
     expect({ status: child.status, stdout: child.stdout, stderr: child.stderr }).toMatchObject({
@@ -82,12 +89,12 @@ describe('SQLite store WAL checkpoints', () => {
 
 /** Waits until the WAL holds frames and a checkpoint has copied all of them into the database file. */
 async function untilWalCheckpointed(file: string): Promise<void> {
-  await vi.waitFor(
+  await until(
     () => {
       const { frames, backfilled } = readWalIndex(file);
-      expect(frames).toBeGreaterThan(0);
-      expect(backfilled).toBe(frames);
+      return frames > 0 && backfilled === frames;
     },
-    { timeout: 5_000, interval: 20 },
+    undefined,
+    () => `no checkpoint copied the WAL: ${JSON.stringify(readWalIndex(file))}`,
   );
 }

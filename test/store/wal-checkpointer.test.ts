@@ -2,9 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { spawnCheckpointWorker } from '../../src/store/sqlite/checkpoint-worker.ts';
 import { superviseCheckpointWorker } from '../../src/store/sqlite/wal-checkpointer.ts';
+import { until } from '../support/until.ts';
 
 const directory = mkdtempSync(join(tmpdir(), 'crewd-wal-checkpointer-'));
 let files = 0;
@@ -20,7 +21,8 @@ describe('WAL checkpointer', () => {
     expect(db.pragma('wal_autocheckpoint', { simple: true })).toBeGreaterThan(checkpointOnCommitPages);
 
     await worker.terminate();
-    await vi.waitFor(() => expect(errors).toHaveLength(1));
+    await until(() => errors.length > 0);
+    expect(errors).toHaveLength(1);
     expect(errors[0]?.message).toMatch(/checkpoint worker exited/);
     expect(db.pragma('wal_autocheckpoint', { simple: true })).toBe(checkpointOnCommitPages);
     await checkpointer.stop();

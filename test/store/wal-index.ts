@@ -6,6 +6,8 @@ export interface WalIndex {
   readonly frames: number;
   /** How many of them a checkpoint has copied into the database file. */
   readonly backfilled: number;
+  /** The WAL's salt, which changes each time the WAL starts over. */
+  readonly salt: string;
 }
 
 /**
@@ -22,5 +24,5 @@ export function readWalIndex(databaseFile: string): WalIndex {
   }
   const read = (offset: number): number =>
     endianness() === 'LE' ? header.readUInt32LE(offset) : header.readUInt32BE(offset);
-  return { frames: read(16), backfilled: read(96) };
+  return { frames: read(16), backfilled: read(96), salt: `${read(32)}:${read(36)}` };
 }

@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pino } from 'pino';
 import { readServeConfig } from '../../src/config.ts';
+import type { RateLimiter } from '../../src/engine/rate-limiter.ts';
 import { startServer, type RunningServer } from '../../src/main.ts';
+import { hangAfterMs, until } from './until.ts';
 
 export const testToken = 'crewd_test_organization_token_0001';
 const repoRoot = resolve(import.meta.dirname, '../..');
@@ -30,12 +32,25 @@ function serverEnv(options: CrewdOptions, modelUrl: string): Record<string, stri
   };
 }
 
+export interface InProcessOptions extends CrewdOptions {
+  readonly modelUrl: string;
+  /** The server's wall clock (a `movableClock()`), so a test moves time instead of waiting. */
+  readonly clock?: () => Date;
+  /** The server's max_rpm limiter (a `recordingLimiter()`), so a test reads the spacing instead of timing it. */
+  readonly rateLimiter?: RateLimiter;
+}
+
 /** Starts crewd in this process on a free port, with the organization token `testToken`. */
-export async function startCrewd(options: CrewdOptions & { modelUrl: string }): Promise<RunningServer> {
+export async function startCrewd(options: InProcessOptions): Promise<RunningServer> {
   const env = serverEnv(options, options.modelUrl);
   const database = options.database ?? tempDatabase();
   const config = readServeConfig(options.crewDir, { port: '0', database }, env);
-  return startServer(config, { env, logger: pino({ level: 'silent' }) });
+  return startServer(config, {
+    env,
+    logger: pino({ level: 'silent' }),
+    clock: options.clock,
+    rateLimiter: options.rateLimiter,
+  });
 }
 
 /**
@@ -90,7 +105,11 @@ export async function spawnCrewd(options: CrewdOptions & { modelUrl: string }): 
     child.stdout.on('data', onData);
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     void exited.then(() => fail(new Error(`crewd exited before listening:\n${output}`)));
-    setTimeout(() => fail(new Error(`crewd did not start in time:\n${output}`)), 20_000).unref();
+    setTimeout(() => {
+      // Not left behind to run on after the test has failed.
+      child.kill('SIGKILL');
+      fail(new Error(`crewd did not start in time:\n${output}`));
+    }, hangAfterMs).unref();
   });
   return { url, child, output: () => output, exited };
 }
@@ -128,18 +147,17 @@ export function apiClient(baseUrl: string, token: string | null = testToken) {
     post: (path: string, body?: unknown, headers?: Record<string, string>) =>
       call('POST', path, body, headers),
     /** Polls /status until the state is one of `states`. */
-    async waitForState(id: string, states: readonly string[], timeoutMs = 20_000): Promise<ApiResponse> {
-      const deadline = Date.now() + timeoutMs;
-      for (;;) {
-        const status = await call('GET', `/status/${id}`);
-        if (states.includes(status.body?.state as string)) return status;
-        if (Date.now() > deadline) {
-          throw new Error(
-            `execution ${id} stayed ${JSON.stringify(status.body?.state)}; wanted ${states.join('/')}`,
-          );
-        }
-        await new Promise((done) => setTimeout(done, 25));
-      }
+    async waitForState(id: string, states: readonly string[], timeoutMs = hangAfterMs): Promise<ApiResponse> {
+      let status: ApiResponse | undefined;
+      await until(
+        async () => {
+          status = await call('GET', `/status/${id}`);
+          return states.includes(status.body?.state as string);
+        },
+        timeoutMs,
+        () => `execution ${id} stayed ${JSON.stringify(status?.body?.state)}; wanted ${states.join('/')}`,
+      );
+      return status!;
     },
   };
 }

@@ -3,6 +3,7 @@ import { APICallError, generateText, jsonSchema, streamText, tool } from 'ai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeOpenAI } from './fake-openai-server.ts';
 import type { FakeOpenAIServer } from './fake-openai-server.ts';
+import { until } from './until.ts';
 
 let server: FakeOpenAIServer | undefined;
 
@@ -99,7 +100,7 @@ describe('fake OpenAI server', () => {
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ model: 'x', messages: [] }),
     });
-    await waitFor(() => slow.requests.length === 1);
+    await until(() => slow.requests.length === 1);
 
     // The answer is a minute away, twice the test's time limit: only a close that ends it lets the test pass.
     await slow.close();
@@ -110,21 +111,22 @@ describe('fake OpenAI server', () => {
   it('holds an answer until the test lets it go', async () => {
     server = await startFakeOpenAI();
     let release = (): void => {};
-    server.enqueue({ content: 'let go', heldUntil: new Promise<void>((done) => (release = done)) });
+    server.enqueue(
+      { content: 'let go', heldUntil: new Promise<void>((done) => (release = done)) },
+      { content: 'meanwhile' },
+    );
     let answered = false;
     const result = generateText({ model: chatModel(server.url), prompt: 'hold on' }).then((answer) => {
       answered = true;
       return answer;
     });
-    await waitFor(() => server!.requests.length === 1);
-    await new Promise((done) => setTimeout(done, 100));
+    await until(() => server!.requests.length === 1);
+    // A later request gets its whole answer while the first is still held.
+    const later = await generateText({ model: chatModel(server.url), prompt: 'and this?' });
+    expect(later.text).toBe('meanwhile');
     expect(answered).toBe(false);
 
     release();
     expect((await result).text).toBe('let go');
   });
 });
-
-async function waitFor(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
-}

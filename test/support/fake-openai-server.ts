@@ -166,6 +166,8 @@ export async function startFakeOpenAI(options: { respond?: FakeResponder } = {})
       heldUntil?.then(release, release);
       pendingDelays.add(cancel);
       response.on('close', onClose);
+      // A client that gave up before its body was read (a short timeout on a busy machine) closed already.
+      if (response.socket === null || response.socket.destroyed) finish(false);
     });
   }
 

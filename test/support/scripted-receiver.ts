@@ -1,6 +1,7 @@
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { hangAfterMs, until } from './until.ts';
 
 export interface ReceivedRequest {
   readonly path: string;
@@ -68,13 +69,12 @@ export async function startScriptedReceiver(port = 0): Promise<ScriptedReceiver>
       answers.set(path, answer);
     },
     on,
-    async waitFor(path, count, timeoutMs = 10_000) {
-      const deadline = Date.now() + timeoutMs;
-      while (on(path).length < count) {
-        if (Date.now() > deadline)
-          throw new Error(`only ${on(path).length} of ${count} requests reached ${path}`);
-        await new Promise((done) => setTimeout(done, 10));
-      }
+    async waitFor(path, count, timeoutMs = hangAfterMs) {
+      await until(
+        () => on(path).length >= count,
+        timeoutMs,
+        () => `only ${on(path).length} of ${count} requests reached ${path}`,
+      );
       return on(path);
     },
     close: () =>

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import { humanInputHeaders } from '../../src/webhooks/payloads.ts';
 import { useDeliveryHarness } from './delivery-harness.ts';
+import { until } from '../support/until.ts';
 
 const harness = useDeliveryHarness();
 
@@ -77,8 +78,9 @@ describe('webhook delivery over time', () => {
     const [messageId] = await harness.fixture.enqueue(executionId, [
       { url: `${harness.receiver.url}/restart` },
     ]);
-    // A long first delay keeps the message pending while the first worker stops.
-    const first = harness.startWorker({ schedule: [0.5] });
+    // The first worker's clock stands still, so its retry never comes due: the message stays pending for the next.
+    const stopped = new Date();
+    const first = harness.startWorker({ schedule: [0.5], clock: () => stopped });
     await harness.receiver.waitFor('/restart', 1);
     await first.stop();
     const pending = (await harness.fixture.store.listDeliveries(executionId))[0]!;
@@ -88,13 +90,15 @@ describe('webhook delivery over time', () => {
     const reopened = await openSqliteStore(harness.fixture.path);
     try {
       const second = harness.startWorker({ store: reopened, schedule: [0.5] });
-      const deadline = Date.now() + 5000;
-      let record = (await reopened.listDeliveries(executionId))[0]!;
-      while (record.status === 'pending') {
-        if (Date.now() > deadline) throw new Error('the second worker did not deliver');
-        await new Promise((done) => setTimeout(done, 20));
-        record = (await reopened.listDeliveries(executionId))[0]!;
-      }
+      let record = pending;
+      await until(
+        async () => {
+          record = (await reopened.listDeliveries(executionId))[0]!;
+          return record.status !== 'pending';
+        },
+        undefined,
+        () => 'the second worker did not deliver',
+      );
       await second.stop();
       expect(record.status).toBe('delivered');
       expect(record.attempts.map((attempt) => attempt.statusCode)).toEqual([503, 200]);
@@ -125,13 +129,18 @@ describe('webhook delivery over time', () => {
       logger: { warn: (details, message) => lines.push(JSON.stringify({ details, message })) },
     });
 
-    const records = async () => harness.fixture.store.listDeliveries(executionId);
-    const deadline = Date.now() + 5000;
-    while ((await records()).some((record) => record.status === 'pending')) {
-      if (Date.now() > deadline) throw new Error('the messages did not settle');
-      await new Promise((done) => setTimeout(done, 20));
-    }
-    expect(lines.length).toBeGreaterThanOrEqual(6);
+    // Lines are written after each attempt is recorded: wait for both messages' last lines, not for the store.
+    await until(
+      () => lines.filter((line) => line.includes('webhook delivery failed')).length === 2,
+      undefined,
+      () => `the messages did not fail; logged:\n${lines.join('\n')}`,
+    );
+    // Three attempts each: two retries and the final failure.
+    expect(lines).toHaveLength(6);
+    expect((await harness.fixture.store.listDeliveries(executionId)).map((record) => record.status)).toEqual([
+      'failed',
+      'failed',
+    ]);
     const logged = lines.join('\n');
     const basic = Buffer.from('ann:basic-secret').toString('base64');
     for (const secretText of ['bearer-secret', 'basic-secret', basic, 'query-secret']) {

@@ -15,14 +15,11 @@ describe('webhook delivery attempts', () => {
     const [messageId] = await harness.fixture.enqueue(executionId, [
       { url: `${harness.receiver.url}/crew`, payload, kind: 'crew' },
     ]);
-    const before = Math.floor(Date.now() / 1000);
     harness.startWorker();
 
     const [request] = await harness.receiver.waitFor('/crew', 1);
     expect(request!.headers['content-type']).toBe('application/json');
     expect(request!.headers['webhook-id']).toBe(messageId);
-    expect(Number(request!.headers['webhook-timestamp'])).toBeGreaterThanOrEqual(before);
-    expect(Number(request!.headers['webhook-timestamp'])).toBeLessThanOrEqual(Math.ceil(Date.now() / 1000));
     expect(request!.headers['webhook-signature']).toMatch(/^v1,[A-Za-z0-9+/]+=*$/);
     const verified = new Webhook(webhookSecret).verify(
       request!.rawBody,
@@ -35,6 +32,10 @@ describe('webhook delivery attempts', () => {
     expect(record.attempts).toHaveLength(1);
     expect(record.attempts[0]).toMatchObject({ attempt: 1, statusCode: 200, error: null });
     expect(record.attempts[0]!.durationMs).toBeGreaterThanOrEqual(0);
+    // The timestamp is the worker's clock when it sent the attempt, in seconds.
+    expect(Number(request!.headers['webhook-timestamp'])).toBe(
+      Math.floor(record.attempts[0]!.at.getTime() / 1000),
+    );
   });
 
   it('sends no signature without a secret, but still the id and timestamp', async () => {
@@ -128,7 +129,8 @@ describe('webhook delivery attempts', () => {
     expect(record.status).toBe('failed');
     expect(record.attempts).toHaveLength(1);
     expect(record.attempts[0]!.statusCode).toBe(410);
-    await new Promise((done) => setTimeout(done, 200));
+    // Nothing is left to send for it at any time to come.
+    expect(await harness.fixture.store.claimDueMessages(new Date('2999-01-01'), 10, 1000)).toEqual([]);
     expect(harness.receiver.on('/gone')).toHaveLength(1);
   });
 
@@ -156,13 +158,13 @@ describe('webhook delivery attempts', () => {
     });
     const executionId = randomUUID();
     const [messageId] = await harness.fixture.enqueue(executionId, [{ url: `${harness.receiver.url}/slow` }]);
-    harness.startWorker({ timeoutMs: 300 });
+    // Spare attempts: an answered attempt that a busy machine pushes past the timeout is retried, not failed.
+    harness.startWorker({ timeoutMs: 500, schedule: [0.05, 0.05, 0.05, 0.05] });
 
     const record = await harness.fixture.settled(executionId, messageId!);
     expect(record.status).toBe('delivered');
-    expect(record.attempts[0]).toMatchObject({ statusCode: null, error: 'timed out after 300 ms' });
-    expect(record.attempts[0]!.durationMs).toBeGreaterThanOrEqual(250);
-    expect(record.attempts[1]).toMatchObject({ statusCode: 200, error: null });
+    expect(record.attempts[0]).toMatchObject({ statusCode: null, error: 'timed out after 500 ms' });
+    expect(record.attempts.at(-1)).toMatchObject({ statusCode: 200, error: null });
   });
 
   it('delivers to a receiver that was down once it comes back', async () => {
@@ -174,11 +176,11 @@ describe('webhook delivery attempts', () => {
     ]);
     harness.startWorker({ schedule: [0.05, 0.3, 0.3, 0.3] });
 
-    const deadline = Date.now() + 5000;
-    while ((await harness.fixture.store.listDeliveries(executionId))[0]!.attempts.length === 0) {
-      if (Date.now() > deadline) throw new Error('no attempt was made');
-      await new Promise((done) => setTimeout(done, 10));
-    }
+    await until(
+      async () => (await harness.fixture.store.listDeliveries(executionId))[0]!.attempts.length > 0,
+      undefined,
+      () => 'no attempt was made',
+    );
     harness.receiver = await startScriptedReceiver(port);
 
     const record = await harness.fixture.settled(executionId, messageId!);
@@ -194,11 +196,21 @@ describe('webhook delivery attempts', () => {
     );
     const executionId = randomUUID();
     const [messageId] = await harness.fixture.enqueue(executionId, [{ url: `${harness.receiver.url}/busy` }]);
-    harness.startWorker();
+    const retries: Date[] = [];
+    harness.startWorker({
+      onAttempt: (_message, _attempt, outcome) => {
+        if (outcome.kind === 'retry') retries.push(outcome.at);
+      },
+    });
 
     const record = await harness.fixture.settled(executionId, messageId!);
     expect(record.status).toBe('delivered');
-    const [first, second] = harness.receiver.on('/busy');
-    expect(second!.at - first!.at).toBeGreaterThanOrEqual(950);
+    expect(harness.receiver.on('/busy')).toHaveLength(2);
+    // Read from the worker's own record, on its own clock: the retry was set a second after the refused attempt
+    // ended, past the 50 ms schedule, and the second attempt waited for it.
+    const [first, second] = record.attempts;
+    expect(retries).toHaveLength(1);
+    expect(retries[0]!.getTime()).toBe(first!.at.getTime() + first!.durationMs + 1000);
+    expect(second!.at.getTime()).toBeGreaterThanOrEqual(retries[0]!.getTime());
   });
 });

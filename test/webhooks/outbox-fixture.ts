@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { noWebhooks } from '../../src/domain/execution.ts';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { DeliveryRecord, NewOutboxMessage, Store, WebhookKind } from '../../src/store/store.ts';
+import { hangAfterMs, until } from '../support/until.ts';
 
 export interface OutboxFixture {
   /** The SQLite file, for opening a second store on it. */
@@ -67,16 +68,18 @@ export async function openOutboxFixture(): Promise<OutboxFixture> {
   async function settled(
     executionId: string,
     messageId: string,
-    timeoutMs = 10_000,
+    timeoutMs = hangAfterMs,
   ): Promise<DeliveryRecord> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const record = (await store.listDeliveries(executionId)).find((item) => item.id === messageId);
-      if (record !== undefined && record.status !== 'pending') return record;
-      if (Date.now() > deadline)
-        throw new Error(`message ${messageId} is still ${record?.status ?? 'missing'}`);
-      await new Promise((done) => setTimeout(done, 10));
-    }
+    let record: DeliveryRecord | undefined;
+    await until(
+      async () => {
+        record = (await store.listDeliveries(executionId)).find((item) => item.id === messageId);
+        return record !== undefined && record.status !== 'pending';
+      },
+      timeoutMs,
+      () => `message ${messageId} is still ${record?.status ?? 'missing'}`,
+    );
+    return record!;
   }
 
   return {
