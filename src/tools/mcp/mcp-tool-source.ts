@@ -2,14 +2,15 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ErrorCode, McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import type { JsonSchema, McpServerConfig } from '../../domain/crew.ts';
-import { CrewdError } from '../../domain/errors.ts';
 import type { Tool, ToolContext } from '../../engine/tool.ts';
 import type { ToolSource, ToolSourceStatus } from '../tool-source.ts';
 import { expandVariables } from './expand-variables.ts';
+import { failureReason } from './failure-reason.ts';
 import { httpTransports } from './http-transports.ts';
 import type { McpTransportOption, McpTransportWithExit } from './mcp-transport.ts';
 import { defaultBackoff, retryDelayMs } from './retry-delay.ts';
 import type { Backoff } from './retry-delay.ts';
+import { displayName, parseServerUrl } from './server-url.ts';
 import { stdioTransports } from './stdio-transports.ts';
 import { toolResultText } from './tool-result-text.ts';
 import type { McpToolResult } from './tool-result-text.ts';
@@ -135,7 +136,7 @@ class McpServerToolSource implements McpToolSource {
     const env = this.#options.env;
     if (config.kind === 'http') {
       return httpTransports(
-        parseUrl(config.url, this.#label),
+        parseServerUrl(config.url, this.#label),
         expandVariables(config.headers, env, this.#label),
       );
     }
@@ -163,7 +164,7 @@ class McpServerToolSource implements McpToolSource {
       (error: unknown) => {
         this.#connecting = undefined;
         if (this.#closed) return;
-        this.#reason = describe(error);
+        this.#reason = failureReason(error);
         this.#options.logger?.warn(
           { mcpServer: this.#name, reason: this.#reason },
           'MCP server is not reachable',
@@ -204,7 +205,7 @@ class McpServerToolSource implements McpToolSource {
     }
     throw firstError instanceof Error
       ? firstError
-      : new Error(describe(firstError ?? 'no way to reach it is configured'));
+      : new Error(failureReason(firstError ?? 'no way to reach it is configured'));
   }
 
   #attach(client: Client, transport: McpTransportWithExit): void {
@@ -221,7 +222,7 @@ class McpServerToolSource implements McpToolSource {
         if (this.#client === client) this.#tools = tools;
       } catch (error) {
         this.#options.logger?.warn(
-          { mcpServer: this.#name, reason: describe(error) },
+          { mcpServer: this.#name, reason: failureReason(error) },
           'MCP tool listing failed',
         );
       }
@@ -292,7 +293,7 @@ class McpServerToolSource implements McpToolSource {
     // The server answered with a JSON-RPC error (no such tool, bad arguments): the connection is fine.
     if (error instanceof McpError) return new Error(`${this.#label} refused the call: ${error.message}`);
     // Anything else is the transport failing (an HTTP server gone): reconnect, which re-initializes the session.
-    const reason = describe(error);
+    const reason = failureReason(error);
     this.#lost(reason);
     return new Error(`${this.#label} is not reachable: ${reason}`);
   }
@@ -313,43 +314,6 @@ async function listTools(
     if (cursor === undefined) break;
   }
   return tools;
-}
-
-/** Why a connection failed, in words for operators and models: no headers, no response bodies, no stack. */
-function describe(error: unknown): string {
-  if (error instanceof McpError) {
-    if (error.code === (ErrorCode.RequestTimeout as number)) return 'the server did not answer in time';
-    if (error.code === (ErrorCode.ConnectionClosed as number)) return 'the server closed the connection';
-    return `the server answered with an error (${error.code})`;
-  }
-  const code = (error as { code?: unknown } | undefined)?.code;
-  // The SDK's HTTP errors carry the status as a number; their messages carry the response body, which stays out.
-  if (typeof code === 'number' && code >= 100 && code < 600) return `the server answered HTTP ${code}`;
-  const cause = error instanceof Error ? (error.cause as { code?: unknown } | undefined) : undefined;
-  const systemCode =
-    typeof cause?.code === 'string' ? cause.code : typeof code === 'string' ? code : undefined;
-  if (systemCode !== undefined) return `connection failed (${systemCode})`;
-  const message = error instanceof Error ? error.message : String(error);
-  return message.split('\n')[0]!.slice(0, 200);
-}
-
-function parseUrl(url: string, owner: string): URL {
-  const parsed = URL.canParse(url) ? new URL(url) : undefined;
-  if (parsed === undefined || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
-    throw new CrewdError('CONFIG_INVALID', `${owner}: '${displayName(url)}' is not an http(s) URL`);
-  }
-  return parsed;
-}
-
-/** A URL as an operator may see it: no credentials, no query string. */
-function displayName(name: string): string {
-  if (!/^https?:\/\//i.test(name)) return name;
-  try {
-    const url = new URL(name);
-    return `${url.origin}${url.pathname}`;
-  } catch {
-    return name;
-  }
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
