@@ -87,6 +87,22 @@ describe('crewd run', () => {
     );
   });
 
+  it('runs the tools example offline: an MCP server over stdio and a TypeScript tool, each call shown as it happens', async () => {
+    const toolsCrew = join(import.meta.dirname, '../../examples/tools-crew');
+
+    const result = await runCrewd(['run', toolsCrew, '--inputs', '{"city": "Lisbon"}']);
+
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('↳ weather.forecast {"city":"Lisbon"}');
+    expect(result.stderr).toContain('↳ packing_list {"high_c":24,"rain":false}');
+    // The packing list is the TypeScript tool's own output, passed on by the model.
+    expect(result.stdout).toBe(
+      'Tomorrow in Lisbon: sunny, high 24 °C, low 16 °C, light wind.\n\n' +
+        '- water bottle\n- phone charger\n- sunscreen\n- sunglasses\n- a light shirt\n',
+    );
+    expect(result.stderr).toMatch(/over 3 requests/);
+  });
+
   it('stops with one line naming the directory when the crew directory does not exist', async () => {
     const missing = join(tempDir(), 'no-such-crew');
 
