@@ -1,7 +1,11 @@
 import type { NewExecutionEvent } from '../store/store.ts';
 
-/** One line for people about an execution event, as `crewd serve` prints them on a terminal. */
+/**
+ * One line for people about an execution event, as `crewd serve` prints them on a terminal; nothing for a model
+ * call, since the steps that follow it say what the model did.
+ */
 export function eventLine(executionId: string, event: NewExecutionEvent, at: Date): string {
+  if (event.type === 'model-call-end') return '';
   const data = event.data;
   const task = typeof data.task_id === 'string' ? data.task_id : '';
   const time = at.toISOString().slice(11, 19);
