@@ -1,5 +1,6 @@
 import type { Dispatcher } from 'undici';
 import { TargetRefusedError } from './target-guard.ts';
+import { errorChain, errorCode } from '../domain/error-chain.ts';
 
 /** At most this much of a receiver's answer is read; its content is never used. */
 export const maxResponseBytes = 64 * 1024;
@@ -91,7 +92,7 @@ const timeoutCodes = new Set([
 
 /** Turns a thrown value into a short description without addresses or receiver text. */
 function describeFailure(error: unknown, timeoutMs: number): string {
-  const chain = causes(error);
+  const chain = errorChain(error);
   if (chain.some((item) => item instanceof TargetRefusedError)) return new TargetRefusedError().message;
   if (chain.some((item) => item instanceof AttemptTimeout)) return `timed out after ${timeoutMs} ms`;
   for (const item of chain) {
@@ -103,18 +104,4 @@ function describeFailure(error: unknown, timeoutMs: number): string {
     if (code.startsWith('ERR_TLS') || code.includes('CERT')) return 'TLS handshake failed';
   }
   return 'network error';
-}
-
-/** The error, its causes and, for a connection tried on several addresses, each address's error. */
-function causes(error: unknown, depth = 0): unknown[] {
-  if (error === undefined || error === null || depth > 4) return [];
-  const nested =
-    error instanceof AggregateError ? error.errors.flatMap((item: unknown) => causes(item, depth + 1)) : [];
-  const cause = error instanceof Error ? causes(error.cause, depth + 1) : [];
-  return [error, ...cause, ...nested];
-}
-
-function errorCode(error: unknown): string | undefined {
-  if (typeof error !== 'object' || error === null || !('code' in error)) return undefined;
-  return typeof error.code === 'string' ? error.code : undefined;
 }

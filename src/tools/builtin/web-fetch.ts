@@ -1,6 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { createGuardedAgent, TargetRefusedError } from '../../webhooks/target-guard.ts';
 import { ToolFailure } from './tool-failure.ts';
+import { errorChain, errorCode } from '../../domain/error-chain.ts';
 
 /** One request a network tool makes. */
 export interface WebRequest {
@@ -174,7 +175,7 @@ const timeoutCodes = new Set([
 /** The model reads what went wrong in our words: never addresses, system messages or the far side's text. */
 function describeFailure(error: unknown, label: string, limits: WebLimits, timedOut: boolean): ToolFailure {
   if (error instanceof ToolFailure) return error;
-  const chain = causes(error);
+  const chain = errorChain(error);
   if (chain.some((item) => item instanceof TargetRefusedError)) {
     return new ToolFailure(
       `Refused to fetch ${label}: its address is loopback, private or otherwise not public, and tools may only reach public addresses. An operator can allow private addresses with CREWD_TOOLS_ALLOW_PRIVATE=1.`,
@@ -197,17 +198,4 @@ function describeFailure(error: unknown, label: string, limits: WebLimits, timed
     }
   }
   return new ToolFailure(`Could not reach ${label}: a network error occurred.`);
-}
-
-function causes(error: unknown, depth = 0): unknown[] {
-  if (error === undefined || error === null || depth > 4) return [];
-  const nested =
-    error instanceof AggregateError ? error.errors.flatMap((item: unknown) => causes(item, depth + 1)) : [];
-  const cause = error instanceof Error ? causes(error.cause, depth + 1) : [];
-  return [error, ...cause, ...nested];
-}
-
-function errorCode(error: unknown): string | undefined {
-  if (typeof error !== 'object' || error === null || !('code' in error)) return undefined;
-  return typeof error.code === 'string' ? error.code : undefined;
 }
