@@ -46,6 +46,7 @@ const plans: readonly FigurePlan[] = [
     env: { BENCH_STORE: 'postgres' },
     target: '>= 250/s and >= 0.5x',
   },
+  { id: '8', name: '8 MCP tool call, stdio', script: 'mcp-tool-call.ts', target: '<= 1 ms' },
 ];
 
 const { values } = parseArgs({
