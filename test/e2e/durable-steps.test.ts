@@ -11,6 +11,8 @@ import { apiClient, crewsDir, spawnCrewd, tempDatabase, type CrewdProcess } from
 import { until } from '../support/until.ts';
 
 let model: FakeOpenAIServer;
+/** The tool the model calls, as the model sees its name. */
+let toolName = '';
 /** Holds the model's answer after the tool result until the test lets it go (never, for the first process). */
 let afterTool: Promise<unknown> = new Promise(() => undefined);
 const running: CrewdProcess[] = [];
@@ -26,7 +28,7 @@ beforeAll(async () => {
     respond: (request) =>
       hasToolResult(request)
         ? { content: 'The visit to Porto is recorded.', heldUntil: afterTool }
-        : { toolCalls: [{ name: 'record_visit', arguments: { city: 'Porto' } }] },
+        : { toolCalls: [{ name: toolName, arguments: { city: 'Porto' } }] },
   });
 });
 
@@ -35,9 +37,9 @@ afterAll(async () => {
   await model.close();
 });
 
-async function serve(database: string, visitLog: string): Promise<CrewdProcess> {
+async function serve(crew: string, database: string, visitLog: string): Promise<CrewdProcess> {
   const crewd = await spawnCrewd({
-    crewDir: join(crewsDir, 'tool-crew'),
+    crewDir: join(crewsDir, crew),
     database,
     modelUrl: model.url,
     // A killed process cannot release its execution: the next one continues it once the lease runs out.
@@ -48,31 +50,42 @@ async function serve(database: string, visitLog: string): Promise<CrewdProcess> 
 }
 
 describe('durable steps', () => {
-  it('goes on from the last completed step after a SIGKILL: the tool runs once and no answer is asked twice', async () => {
-    const database = tempDatabase();
-    const visitLog = join(mkdtempSync(join(tmpdir(), 'crewd-visits-')), 'visits.log');
-    const first = await serve(database, visitLog);
-    const kickoff = await apiClient(first.url).post('/kickoff', { inputs: { city: 'Porto' } });
-    const id = kickoff.body.kickoff_id as string;
-    // The tool has run and the model has been asked to go on from its result: kill the process there.
-    await until(() => chatRequests().some(hasToolResult));
-    first.child.kill('SIGKILL');
-    await first.exited;
-    const askedBefore = chatRequests().length;
+  it.each([
+    ["a TypeScript tool in the crew's tools/", 'tool-crew', 'record_visit', (id: string) => `${id} Porto\n`],
+    ['an MCP server over stdio', 'mcp-tool-crew', 'visits_record_visit', () => 'mcp Porto\n'],
+  ])(
+    'goes on from the last completed step after a SIGKILL (%s): the tool runs once and no answer is asked twice',
+    async (_source, crew, modelToolName, logged) => {
+      toolName = modelToolName;
+      afterTool = new Promise(() => undefined);
+      const askedAtStart = chatRequests().length;
+      const database = tempDatabase();
+      const visitLog = join(mkdtempSync(join(tmpdir(), 'crewd-visits-')), 'visits.log');
+      const first = await serve(crew, database, visitLog);
+      const kickoff = await apiClient(first.url).post('/kickoff', { inputs: { city: 'Porto' } });
+      const id = kickoff.body.kickoff_id as string;
+      // The tool has run and the model has been asked to go on from its result: kill the process there.
+      await until(() => chatRequests().slice(askedAtStart).some(hasToolResult));
+      first.child.kill('SIGKILL');
+      await first.exited;
+      const askedBefore = chatRequests().length;
 
-    afterTool = Promise.resolve();
-    const second = await serve(database, visitLog);
-    const done = await apiClient(second.url).waitForState(id, ['SUCCESS', 'FAILED']);
+      afterTool = Promise.resolve();
+      const second = await serve(crew, database, visitLog);
+      const done = await apiClient(second.url).waitForState(id, ['SUCCESS', 'FAILED']);
 
-    expect(done.body.state).toBe('SUCCESS');
-    expect(done.body.result).toBe('The visit to Porto is recorded.');
-    expect(readFileSync(visitLog, 'utf8')).toBe(`${id} Porto\n`);
-    // Only the call that had not completed is made again: the answer that asked for the tool is not.
-    const later = chatRequests().slice(askedBefore);
-    expect(later).toHaveLength(1);
-    expect(hasToolResult(later[0]!)).toBe(true);
-    expect(chatRequests().filter((request) => !hasToolResult(request))).toHaveLength(1);
-    // The replayed call counts in the usage: two calls of 10 + 5 tokens.
-    expect(done.body.usage_metrics).toMatchObject({ total_tokens: 30, successful_requests: 2 });
-  });
+      expect(done.body.state).toBe('SUCCESS');
+      expect(done.body.result).toBe('The visit to Porto is recorded.');
+      // The tool's side effect happened once, across both processes.
+      expect(readFileSync(visitLog, 'utf8')).toBe(logged(id));
+      // Only the call that had not completed is made again: the answer that asked for the tool is not.
+      const later = chatRequests().slice(askedBefore);
+      expect(later).toHaveLength(1);
+      expect(hasToolResult(later[0]!)).toBe(true);
+      const ours = chatRequests().slice(askedAtStart);
+      expect(ours.filter((request) => !hasToolResult(request))).toHaveLength(1);
+      // The replayed call counts in the usage: two calls of 10 + 5 tokens.
+      expect(done.body.usage_metrics).toMatchObject({ total_tokens: 30, successful_requests: 2 });
+    },
+  );
 });
