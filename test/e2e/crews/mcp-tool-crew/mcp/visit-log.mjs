@@ -1,6 +1,7 @@
 // An MCP server over stdio with one tool that appends a line per call to the file VISIT_LOG names: a side effect a
 // crash test can count across crewd's restarts.
 import { appendFileSync } from 'node:fs';
+import process from 'node:process';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { z } from 'zod';
