@@ -1,3 +1,5 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/main.ts';
@@ -9,6 +11,8 @@ let crewd: RunningServer;
 
 beforeAll(async () => {
   model = await startFakeOpenAI();
+  // The crew's tool appends to VISIT_LOG: a temporary file, never one in the work tree.
+  process.env.VISIT_LOG = join(mkdtempSync(join(tmpdir(), 'crewd-visits-')), 'visits.log');
   crewd = await startCrewd({ crewDir: join(crewsDir, 'tool-crew'), modelUrl: model.url });
 });
 
