@@ -12,7 +12,9 @@ import { runAgentLoop } from './agent-loop.ts';
 import type { AgentLoopOptions } from './agent-loop.ts';
 import { ListenerError } from './crew-run.ts';
 import type { CrewRun } from './crew-run.ts';
-import { correctionRequest, systemPrompt, taskPrompt } from './prompts.ts';
+import { applyGuardrails } from './guardrails.ts';
+import type { TaskAnswer } from './guardrails.ts';
+import { correctionRequest, guardrailRetrySection, systemPrompt, taskPrompt } from './prompts.ts';
 import { createStructuredOutputChecker } from './structured-output.ts';
 import type { TaskPlan } from './task-plan.ts';
 import { StepReplay } from './step-journal.ts';
@@ -134,15 +136,16 @@ async function attemptTask(
     },
   };
 
-  let result = await runAgentLoop({
-    ...loop,
-    messages: [
-      { role: 'system', content: systemPrompt(agent) },
-      { role: 'user', content: prompt },
-    ],
-  });
-  let outputJson: Record<string, unknown> | null = null;
-  if (check !== undefined) {
+  /** The agent works the task to a final answer, checked against `output_json` when the task has one. */
+  const answer = async (userPrompt: string): Promise<TaskAnswer> => {
+    let result = await runAgentLoop({
+      ...loop,
+      messages: [
+        { role: 'system', content: systemPrompt(agent) },
+        { role: 'user', content: userPrompt },
+      ],
+    });
+    if (check === undefined) return { answer: result.answer, outputJson: null };
     let checked = check(result.answer);
     if (!checked.valid) {
       // One more chance, telling the agent what was wrong; a second miss fails the task.
@@ -159,9 +162,23 @@ async function attemptTask(
         `the answer of task '${task.name}' does not match its output_json schema (${checked.problem})`,
       );
     }
-    outputJson = checked.value;
-  }
+    return { answer: result.answer, outputJson: checked.value };
+  };
 
+  let result = await answer(prompt);
+  if (task.guardrails !== undefined && task.guardrails.length > 0) {
+    result = await applyGuardrails(result, {
+      task,
+      agent: agent.role,
+      attempt: plan.attempt,
+      registry: request.tools,
+      call,
+      emit: (event) => run.emit(event),
+      reported: () => replay?.guardrailReported() ?? false,
+      retry: (error, previous) => answer(prompt + guardrailRetrySection(error, previous)),
+      checkJson: check,
+    });
+  }
   await step(result.answer, null, null, result.answer);
   return {
     taskId: task.name,
@@ -170,7 +187,7 @@ async function attemptTask(
     summary: summarize(result.answer),
     agent: agent.role,
     output: result.answer,
-    outputJson,
+    outputJson: result.outputJson,
     usage,
     attempt: plan.attempt,
   };
