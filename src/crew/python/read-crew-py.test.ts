@@ -295,7 +295,9 @@ class Demo:
     });
     expect(reading.tasks[1]?.entry).toEqual({});
     expect(reading.dropped).toEqual([
-      expect.stringMatching(/^src\/demo\/crew\.py:15 \(edit\.guardrail\): .* is not a guardrail crewd can read/),
+      expect.stringMatching(
+        /^src\/demo\/crew\.py:15 \(edit\.guardrail\): .* is not a guardrail crewd can read/,
+      ),
     ]);
   });
 
