@@ -4,6 +4,9 @@ import { CrewdError } from '../../src/domain/errors.ts';
 import type { EngineEvent } from '../../src/domain/events.ts';
 import type { Guardrail, GuardrailOutput, GuardrailVerdict } from '../../src/engine/guardrail.ts';
 import { emptyUsage } from '../../src/domain/usage.ts';
+import { checkCrew } from '../../src/engine/check-crew.ts';
+import { toolRegistryOf } from '../../src/engine/tool.ts';
+import { createModelResolver } from '../../src/llm/resolve-model.ts';
 import {
   agent,
   chatRequests,
@@ -290,6 +293,28 @@ describe('function guardrails', () => {
         "uses guardrail 'check_length', which is the Python function src/demo/crew.py:4, which crewd cannot run; it needs a TypeScript guardrail of that name: add tools/check_length.ts",
       ),
     });
+  });
+});
+
+describe('guardrails at start', () => {
+  it('stops a crew at start when a guardrail function is missing, and lets it start once it exists', () => {
+    const definition = crew(
+      [agent('writer')],
+      [task('write', 'writer', { guardrails: [kindness, { kind: 'function', name: 'polite' }] })],
+    );
+    const models = createModelResolver({ env: { OPENAI_API_KEY: 'sk-test' }, baseDir: import.meta.dirname });
+    const start = (guardrails: Guardrail[]) =>
+      checkCrew(definition, { models, tools: toolRegistryOf([], guardrails), defaultModel: undefined });
+
+    expect(() => start([])).toThrow(
+      expect.objectContaining({
+        code: 'CONFIG_INVALID',
+        message: expect.stringContaining(
+          "Task 'write' uses guardrail 'polite', which needs a TypeScript guardrail",
+        ),
+      }),
+    );
+    expect(() => start([scripted('polite')])).not.toThrow();
   });
 });
 
