@@ -165,20 +165,17 @@ async function attemptTask(
     return { answer: result.answer, outputJson: checked.value };
   };
 
-  let result = await answer(prompt);
-  if (task.guardrails !== undefined && task.guardrails.length > 0) {
-    result = await applyGuardrails(result, {
-      task,
-      agent: agent.role,
-      attempt: plan.attempt,
-      registry: request.tools,
-      call,
-      emit: (event) => run.emit(event),
-      reported: () => replay?.guardrailReported() ?? false,
-      retry: (error, previous) => answer(prompt + guardrailRetrySection(error, previous)),
-      checkJson: check,
-    });
-  }
+  const result = await applyGuardrails(await answer(prompt), {
+    task,
+    agent: agent.role,
+    attempt: plan.attempt,
+    registry: request.tools,
+    call,
+    emit: (event) => run.emit(event),
+    reported: () => replay?.guardrailReported() ?? false,
+    retry: (error, previous) => answer(prompt + guardrailRetrySection(error, previous)),
+    checkJson: check,
+  });
   await step(result.answer, null, null, result.answer);
   return {
     taskId: task.name,
