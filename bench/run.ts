@@ -54,6 +54,7 @@ const plans: readonly FigurePlan[] = [
     env: { BENCH_MCP_TRANSPORT: 'http' },
     target: '<= 1 ms',
   },
+  { id: '9', name: '9 console first paint', script: 'console-first-paint.ts', target: '<= 1000 ms' },
 ];
 
 const { values } = parseArgs({
