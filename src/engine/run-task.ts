@@ -15,6 +15,7 @@ import type { CrewRun } from './crew-run.ts';
 import { applyGuardrails } from './guardrails.ts';
 import type { TaskAnswer } from './guardrails.ts';
 import { correctionRequest, guardrailRetrySection, systemPrompt, taskPrompt } from './prompts.ts';
+import { rememberingToolBox } from './remembering-tool-box.ts';
 import { createStructuredOutputChecker } from './structured-output.ts';
 import type { TaskPlan } from './task-plan.ts';
 import { StepReplay } from './step-journal.ts';
@@ -52,18 +53,19 @@ async function attemptTask(
 ): Promise<TaskOutput> {
   const { request } = run;
   const { signal } = request;
-  const tools = createToolBox(agentTools(request, agent, task), {
+  const replay = replayFor(request.checkpoint.journal, task.name, plan.attempt);
+  const box = createToolBox(agentTools(request, agent, task), {
     executionId: request.executionId,
     taskId: task.name,
     agent: agent.name,
   });
+  const tools = rememberingToolBox(box, { replay, cache: agent.cache === false ? undefined : run.toolCache });
   const model = request.models(agentModel(request, agent));
   const toolCallingSpec = agentToolCallingModel(request, agent);
   const toolCallingModel = toolCallingSpec === undefined ? model : request.models(toolCallingSpec);
   const check =
     task.outputJson === undefined ? undefined : createStructuredOutputChecker(task.name, task.outputJson);
   const prompt = taskPrompt({ ...plan, task: withTriggerPayload(request.crew, task, request.inputs) });
-  const replay = replayFor(request.checkpoint.journal, task.name, plan.attempt);
   let usage = emptyUsage;
 
   const call = async (chat: ChatRequest): Promise<ChatResponse> => {
@@ -105,33 +107,15 @@ async function attemptTask(
         ...(id === undefined ? {} : { toolCallId: id }),
       },
     });
-  const replayed = new Set<string>();
   const loop: Omit<AgentLoopOptions, 'messages'> = {
     call,
-    tools: {
-      ...tools,
-      async run(toolCall, toolSignal) {
-        const recorded = replay?.toolResult(toolCall.id);
-        if (recorded !== undefined) {
-          replayed.add(toolCall.id);
-          return recorded;
-        }
-        const name = tools.toolName(toolCall.name);
-        const cached = agent.cache === false ? undefined : run.toolCache.get(name, toolCall.input);
-        if (cached !== undefined) return cached;
-        const result = await tools.run(toolCall, toolSignal);
-        // Failures are not kept: the same call may well work next time.
-        if (agent.cache !== false && !result.startsWith('Error:'))
-          run.toolCache.set(name, toolCall.input, result);
-        return result;
-      },
-    },
+    tools,
     maxIter: agent.maxIter,
     responseSchema: task.outputJson === undefined ? undefined : { name: task.name, schema: task.outputJson },
     signal,
     // A replayed call's step is in the log already.
     onToolStep: async ({ thought, call: toolCall, result }) => {
-      if (replayed.has(toolCall.id)) return;
+      if (tools.replayed(toolCall.id)) return;
       await step(thought, tools.toolName(toolCall.name), toolCall.input, result, toolCall.id);
     },
   };
