@@ -1,15 +1,15 @@
 import { executionPage } from '../execution-cursor.ts';
 import { executionChangeValues, executionQueryValues, newExecutionValues } from '../row-encoder.ts';
-import type { Execution } from '../../domain/execution.ts';
+import type { Execution, ExecutionState } from '../../domain/execution.ts';
 import type { EventStore, ExecutionChange, ExecutionStore } from '../store.ts';
 import type { SqliteContext } from './sqlite-context.ts';
 import { settle } from './sqlite-context.ts';
 
 const insertExecution = `
   INSERT INTO executions (id, state, inputs, meta, webhooks, owner_token_id, owner_user_id, idempotency_key,
-    request_hash, usage, created_at, updated_at)
+    request_hash, usage, created_at, updated_at, lease_owner, lease_until)
   VALUES (:id, :state, :inputs, :meta, :webhooks, :owner_token_id, :owner_user_id, :idempotency_key,
-    :request_hash, :usage, :created_at, :created_at)
+    :request_hash, :usage, :created_at, :created_at, :lease_owner, :lease_until)
   ON CONFLICT (owner_token_id, idempotency_key) DO NOTHING
   RETURNING *`;
 
@@ -36,6 +36,15 @@ const renewLeases = `
   UPDATE executions SET lease_until = :until
   WHERE lease_owner = :owner AND state = 'RUNNING' AND id IN (SELECT value FROM json_each(:ids))
   RETURNING id`;
+
+// One writer at a time, so the read and the updates below see no other claim in between.
+const selectClaimable = `
+  SELECT id, state, lease_owner FROM executions
+  WHERE state IN ('PENDING', 'RUNNING') AND (lease_owner IS NULL OR lease_until IS NULL OR lease_until <= :now)
+  ORDER BY created_at, id LIMIT :limit`;
+
+const claimExecution = `
+  UPDATE executions SET lease_owner = :owner, lease_until = :until, revision = revision + 1 WHERE id = :id`;
 
 const releaseLeases = 'UPDATE executions SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = ?';
 
@@ -169,6 +178,20 @@ export function sqliteExecutionStore({
         statement(renewLeases)
           .all({ owner, ids: JSON.stringify(executionIds), until: until.toISOString() })
           .map((row) => row.id as string),
+      ),
+
+    claimExecutions: (owner, now, until, limit) =>
+      writes.write(() =>
+        statement(selectClaimable)
+          .all({ now: now.toISOString(), limit })
+          .map((row) => {
+            statement(claimExecution).run({ owner, until: until.toISOString(), id: row.id });
+            return {
+              id: row.id as string,
+              state: row.state as ExecutionState,
+              takenFrom: row.lease_owner as string | null,
+            };
+          }),
       ),
 
     releaseLeases: (owner) =>
