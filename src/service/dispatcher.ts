@@ -5,6 +5,8 @@
 export interface Dispatcher {
   /** Queues an execution; running it twice at once is prevented by the dispatcher. */
   submit(executionId: string): void;
+  /** How many more executions it would start now: its concurrency less those running and queued. */
+  room(): number;
   /** Stops starting new work and resolves when running work has ended or the deadline passed. */
   drain(deadlineMs: number): Promise<void>;
 }
@@ -15,6 +17,8 @@ export function createLocalDispatcher(options: {
   concurrency: number;
   run: ExecutionHandler;
   onError: (executionId: string, error: unknown) => void;
+  /** Called when a run ends and nothing is queued: there is room to claim waiting work. */
+  onRoom?: () => void;
 }): Dispatcher {
   const queue: string[] = [];
   const queued = new Set<string>();
@@ -31,6 +35,7 @@ export function createLocalDispatcher(options: {
         .finally(() => {
           running.delete(executionId);
           pump();
+          if (!draining && queue.length === 0) options.onRoom?.();
         });
       running.set(executionId, job);
     }
@@ -43,6 +48,7 @@ export function createLocalDispatcher(options: {
       queue.push(executionId);
       pump();
     },
+    room: () => (draining ? 0 : Math.max(0, options.concurrency - running.size - queue.length)),
     async drain(deadlineMs) {
       draining = true;
       queue.length = 0;
