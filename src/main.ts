@@ -182,6 +182,16 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
     clock,
   });
 
+  // Before any request can lease work to this process: from here on, other processes know it is alive.
+  await store.feed.start(
+    followOtherProcesses({
+      events,
+      runner,
+      claims,
+      clock,
+      onNoticeLag: (seconds) => coordination.observeNoticeLag(seconds),
+    }),
+  );
   try {
     await server.listen({ port: config.port, host: config.host });
   } catch (error) {
@@ -196,16 +206,6 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   worker.start();
-  await store.feed.start(
-    followOtherProcesses({
-      events,
-      runner,
-      claims,
-      clock,
-      onNoticeLag: (seconds) => coordination.observeNoticeLag(seconds),
-    }),
-  );
-  // Only with the liveness lock held: from here on, other processes know this one is alive.
   await claims.start();
 
   return {

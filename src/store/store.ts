@@ -17,7 +17,10 @@ import type { ChangeFeed } from './change-feed.ts';
 export interface Store extends ExecutionStore, EventStore, TokenStore, OutboxStore {
   /** Applies pending migrations; safe to call from several processes at once. */
   migrate(): Promise<void>;
-  /** Changes committed by other processes sharing the database, and this process's liveness lock. */
+  /**
+   * Changes committed by other processes sharing the database, and this process's liveness lock: until the feed
+   * has started, other processes take this one for gone and may take over what it leases.
+   */
   readonly feed: ChangeFeed;
   /** Resolves when the database answers; rejects otherwise (readiness). */
   ping(): Promise<void>;

@@ -3,13 +3,9 @@ import type { Store } from '../../src/store/store.ts';
 import { at, newExecution } from './store-fixtures.ts';
 import type { StoreHarness } from './store-harness.ts';
 
-const quiet = { changed: () => {}, resync: () => {} };
-
 /** A store speaking for a live process: on PostgreSQL it holds that process's liveness lock. */
-async function liveProcess(harness: StoreHarness, processId: string): Promise<Store> {
-  const store = await harness.open({ processId });
-  await store.feed.start(quiet);
-  return store;
+function liveProcess(harness: StoreHarness, processId: string): Promise<Store> {
+  return harness.open({ processId });
 }
 
 export function describeExecutionClaimContract(harness: StoreHarness): void {

@@ -10,7 +10,7 @@ import {
   postgresRequired,
 } from '../support/postgres.ts';
 import { until } from '../support/until.ts';
-import { at, newExecution } from './store-fixtures.ts';
+import { at, newExecution, outboxMessage, queueMessages } from './store-fixtures.ts';
 
 const postgres = await postgresAvailability();
 const skip = !postgres.reachable && !postgresRequired();

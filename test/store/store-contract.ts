@@ -26,6 +26,8 @@ export function describeStoreContract(
         const store = await open(options);
         opened.push(store);
         await store.migrate();
+        // As in a running process: on PostgreSQL this holds the process's liveness lock, so its leases count.
+        await store.feed.start({ changed: () => {}, resync: () => {} });
         return store;
       },
     };

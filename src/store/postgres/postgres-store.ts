@@ -59,7 +59,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
   return {
     ...postgresExecutionStore(context, processId),
     ...postgresTokenStore(context),
-    ...postgresOutboxStore(context),
+    ...postgresOutboxStore(context, processId),
     feed,
     migrate: () => migratePostgres(pool),
     ping: async () => {
