@@ -75,6 +75,18 @@ describe.skipIf(skip)(
       expect(await survivor.claimExecutions('process-survivor', at(3), at(60), 10)).toEqual([]);
     });
 
+    it('hands out again at once the webhook messages a process that is gone had claimed', async () => {
+      const gone = await process('process-gone');
+      const survivor = await process('process-survivor');
+      await queueMessages(gone, [outboxMessage('https://receiver.example/hook')], at(0));
+      expect(await gone.claimDueMessages(at(1), 10, 60_000)).toHaveLength(1);
+      expect(await survivor.claimDueMessages(at(2), 10, 60_000)).toEqual([]);
+
+      await gone.close();
+
+      await until(async () => (await survivor.claimDueMessages(at(3), 10, 60_000)).length === 1);
+    });
+
     it('tells other processes of every committed change, in commit order, and not the process that made it', async () => {
       const writerHeard = recorder();
       const readerHeard = recorder();
