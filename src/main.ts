@@ -19,6 +19,7 @@ import { ExecutionRunner } from './service/execution-runner.ts';
 import { Notifications } from './service/notifications.ts';
 import { createTokenService, type TokenService } from './service/token-service.ts';
 import { openStore } from './open-store.ts';
+import { newProcessId } from './store/process-identity.ts';
 import type { ExecutionChange, NewExecutionEvent } from './store/store.ts';
 import { openCrewTools } from './tools/open-crew-tools.ts';
 import { workspaceRoot } from './workspace/execution-workspace.ts';
@@ -78,7 +79,7 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
   }
   const schedule = parseRetrySchedule(config.webhookRetrySchedule);
   // This process's name on the leases it holds, its liveness lock and its notices.
-  const processId = randomUUID();
+  const processId = newProcessId();
   const store = await openStore(config.database, {
     processId,
     onError: (error) => logger.error({ err: error }, 'store background work failed'),

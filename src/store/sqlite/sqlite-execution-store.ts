@@ -2,6 +2,7 @@ import { executionPage } from '../execution-cursor.ts';
 import { executionChangeValues, executionQueryValues, newExecutionValues } from '../row-encoder.ts';
 import type { Execution, ExecutionState } from '../../domain/execution.ts';
 import type { EventStore, ExecutionChange, ExecutionStore } from '../store.ts';
+import { endedOnThisHost } from '../process-identity.ts';
 import type { SqliteContext } from './sqlite-context.ts';
 import { settle } from './sqlite-context.ts';
 
@@ -39,9 +40,14 @@ const renewLeases = `
 
 // One writer at a time, so the read and the updates below see no other claim in between.
 const selectClaimable = `
-  SELECT id, state, lease_owner FROM executions
+  SELECT id, state, lease_owner, created_at FROM executions
   WHERE state IN ('PENDING', 'RUNNING') AND (lease_owner IS NULL OR lease_until IS NULL OR lease_until <= :now)
   ORDER BY created_at, id LIMIT :limit`;
+
+// Leases held by processes that may have ended: only executions running or waiting now, a bounded set.
+const selectLeased = `
+  SELECT id, state, lease_owner, created_at FROM executions
+  WHERE state IN ('PENDING', 'RUNNING') AND lease_owner IS NOT NULL AND lease_until > :now`;
 
 const claimExecution = `
   UPDATE executions SET lease_owner = :owner, lease_until = :until, revision = revision + 1 WHERE id = :id`;
@@ -181,18 +187,23 @@ export function sqliteExecutionStore({
       ),
 
     claimExecutions: (owner, now, until, limit) =>
-      writes.write(() =>
-        statement(selectClaimable)
-          .all({ now: now.toISOString(), limit })
-          .map((row) => {
-            statement(claimExecution).run({ owner, until: until.toISOString(), id: row.id });
-            return {
-              id: row.id as string,
-              state: row.state as ExecutionState,
-              takenFrom: row.lease_owner as string | null,
-            };
-          }),
-      ),
+      writes.write(() => {
+        const values = { now: now.toISOString(), limit };
+        const free = statement(selectClaimable).all(values);
+        // A holder that ended on this machine (a crash, kill -9) lets go at once, as PostgreSQL's lock would.
+        const orphaned = statement(selectLeased)
+          .all(values)
+          .filter((row) => endedOnThisHost(row.lease_owner as string, owner));
+        const claimable = orphaned.length === 0 ? free : oldestFirst([...free, ...orphaned]).slice(0, limit);
+        return claimable.map((row) => {
+          statement(claimExecution).run({ owner, until: until.toISOString(), id: row.id });
+          return {
+            id: row.id as string,
+            state: row.state as ExecutionState,
+            takenFrom: row.lease_owner as string | null,
+          };
+        });
+      }),
 
     releaseLeases: (owner) =>
       writes.write(() => {
@@ -210,4 +221,11 @@ export function sqliteExecutionStore({
           .map((row) => decode.event(row)),
       ),
   };
+}
+
+type ClaimRow = Readonly<Record<string, unknown>>;
+
+function oldestFirst(rows: readonly ClaimRow[]): ClaimRow[] {
+  const key = (row: ClaimRow): string => `${row.created_at as string}\n${row.id as string}`;
+  return [...rows].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
 }
