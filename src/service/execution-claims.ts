@@ -68,5 +68,7 @@ export class ExecutionClaims {
     const claimed = await this.deps.store.claimExecutions(owner, now, until, room);
     if (claimed.length > 0) this.deps.onClaimed?.(claimed);
     for (const execution of claimed) this.deps.dispatcher.submit(execution.id);
+    // Full: more may be waiting. Asking again (there is no room now) gets this process woken when a run ends.
+    if (claimed.length === room) this.deps.dispatcher.room();
   }
 }
