@@ -47,6 +47,19 @@ const plans: readonly FigurePlan[] = [
     target: '>= 250/s and >= 0.5x',
   },
   { id: '8', name: '8 MCP tool call, stdio', script: 'mcp-tool-call.ts', target: '<= 1 ms' },
+  {
+    id: '7',
+    name: '7 throughput, PostgreSQL, 2 processes',
+    script: 'service-throughput.ts',
+    env: { BENCH_STORE: 'postgres', BENCH_PROCESSES: '2' },
+    target: '-',
+  },
+  {
+    id: '9',
+    name: '9 several processes, PostgreSQL',
+    script: 'several-processes.ts',
+    target: '<= 2 s; p99 <= 50 ms',
+  },
 ];
 
 const { values } = parseArgs({
