@@ -46,6 +46,13 @@ const plans: readonly FigurePlan[] = [
     env: { BENCH_STORE: 'postgres' },
     target: '>= 250/s and >= 0.5x',
   },
+  {
+    id: '7',
+    name: '7 throughput, PostgreSQL, 2 processes',
+    script: 'service-throughput.ts',
+    env: { BENCH_STORE: 'postgres', BENCH_PROCESSES: '2' },
+    target: '-',
+  },
   { id: '8', name: '8 MCP tool call, stdio', script: 'mcp-tool-call.ts', target: '<= 1 ms' },
   {
     id: '8',
@@ -55,6 +62,12 @@ const plans: readonly FigurePlan[] = [
     target: '<= 1 ms',
   },
   { id: '9', name: '9 console first paint', script: 'console-first-paint.ts', target: '<= 1000 ms' },
+  {
+    id: '10',
+    name: '10 several processes, PostgreSQL',
+    script: 'several-processes.ts',
+    target: '<= 2 s; p99 <= 50 ms',
+  },
 ];
 
 const { values } = parseArgs({

@@ -26,6 +26,11 @@ export interface ServeConfig {
    * process (or the restarted one) continues it once this has passed.
    */
   readonly executionLeaseMs: number;
+  /**
+   * How often a process looks for work without being notified: executions of processes that died or whose leases
+   * ran out, and (on SQLite, where processes send no notices) new work.
+   */
+  readonly claimScanMs: number;
   /** Open connections one client address may hold (0: no cap); behind a proxy every client shares its address. */
   readonly connectionsPerAddress: number;
 }
@@ -76,6 +81,7 @@ const schema = z.object({
   rateLimitPerMinute: integer('CREWD_RATE_LIMIT', 0, 10_000_000),
   shutdownGraceMs: integer('CREWD_SHUTDOWN_GRACE_MS', 0, 3_600_000),
   executionLeaseMs: integer('CREWD_EXECUTION_LEASE_MS', 300, 3_600_000),
+  claimScanMs: integer('CREWD_CLAIM_SCAN_MS', 50, 3_600_000),
   connectionsPerAddress: integer('CREWD_CONNECTIONS_PER_ADDRESS', 0, 1_000_000),
 });
 
@@ -100,6 +106,7 @@ export function readServeConfig(
     rateLimitPerMinute: nonEmpty(env.CREWD_RATE_LIMIT) ?? '1200',
     shutdownGraceMs: nonEmpty(env.CREWD_SHUTDOWN_GRACE_MS) ?? '10000',
     executionLeaseMs: nonEmpty(env.CREWD_EXECUTION_LEASE_MS) ?? '30000',
+    claimScanMs: nonEmpty(env.CREWD_CLAIM_SCAN_MS) ?? '1000',
     connectionsPerAddress: nonEmpty(env.CREWD_CONNECTIONS_PER_ADDRESS) ?? '256',
   });
   if (!parsed.success) {

@@ -8,14 +8,18 @@ import { checkCrew } from './engine/check-crew.ts';
 import type { Execution } from './domain/execution.ts';
 import type { RateLimiter } from './engine/rate-limiter.ts';
 import { createModelResolver } from './llm/resolve-model.ts';
+import { CoordinationMetrics } from './observability/coordination-metrics.ts';
 import { Metrics } from './observability/metrics.ts';
 import { CrewService } from './service/crew-service.ts';
 import { createLocalDispatcher } from './service/dispatcher.ts';
+import { followOtherProcesses } from './service/cross-process-changes.ts';
 import { EventHub } from './service/event-hub.ts';
+import { ExecutionClaims } from './service/execution-claims.ts';
 import { ExecutionRunner } from './service/execution-runner.ts';
 import { Notifications } from './service/notifications.ts';
 import { createTokenService, type TokenService } from './service/token-service.ts';
 import { openStore } from './open-store.ts';
+import { newProcessId } from './store/process-identity.ts';
 import type { ExecutionChange, NewExecutionEvent } from './store/store.ts';
 import { openCrewTools } from './tools/open-crew-tools.ts';
 import { workspaceRoot } from './workspace/execution-workspace.ts';
@@ -74,7 +78,10 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
     throw error;
   }
   const schedule = parseRetrySchedule(config.webhookRetrySchedule);
+  // This process's name on the leases it holds, its liveness lock and its notices.
+  const processId = newProcessId();
   const store = await openStore(config.database, {
+    processId,
     onError: (error) => logger.error({ err: error }, 'store background work failed'),
   }).catch(async (error: unknown) => {
     await tools.close();
@@ -96,6 +103,7 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
     { countByState: () => store.countByState(), countFailedDeliveries: () => store.countFailedMessages() },
     { processMetrics: true },
   );
+  const coordination = new CoordinationMetrics(metrics.registry, () => runner.running);
   const worker = createDeliveryWorker({
     store,
     secret: config.webhookSecret,
@@ -111,6 +119,7 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
     for (const event of change.events ?? []) options.onExecutionEvent?.(execution.id, event, change.now);
   };
   const notifications = new Notifications(randomUUID, crew.name);
+  const lease = { owner: processId, durationMs: config.executionLeaseMs };
   const runner = new ExecutionRunner({
     crew,
     store,
@@ -125,13 +134,30 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
       onCommitted,
       onLeaseRenewalFailed: (error) => logger.warn({ err: error }, 'could not renew execution leases'),
     },
-    lease: { owner: randomUUID(), durationMs: config.executionLeaseMs },
+    lease,
     limiter: options.rateLimiter,
   });
   const dispatcher = createLocalDispatcher({
     concurrency: config.concurrency,
     run: (id) => runner.run(id),
     onError: (id, error) => logger.error({ err: error, executionId: id }, 'execution run failed'),
+    onRoom: () => claims.wake(),
+  });
+  const claims = new ExecutionClaims({
+    store,
+    dispatcher,
+    clock,
+    lease,
+    scanMs: config.claimScanMs,
+    onClaimed: (claimed) => {
+      const taken = claimed.filter(
+        (execution) => execution.takenFrom !== null && execution.takenFrom !== processId,
+      );
+      if (taken.length > 0)
+        logger.info({ taken: taken.length }, 'continuing executions of a stopped process');
+      coordination.observeTakeovers(taken.length);
+    },
+    onError: (error) => logger.warn({ err: error }, 'could not claim executions'),
   });
   const service = new CrewService({
     crew,
@@ -143,6 +169,7 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
     clock,
     newId: randomUUID,
     onCommitted,
+    lease,
   });
   const server = await buildServer({
     service,
@@ -156,6 +183,16 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
     clock,
   });
 
+  // Before any request can lease work to this process: from here on, other processes know it is alive.
+  await store.feed.start(
+    followOtherProcesses({
+      events,
+      runner,
+      claims,
+      clock,
+      onNoticeLag: (seconds) => coordination.observeNoticeLag(seconds),
+    }),
+  );
   try {
     await server.listen({ port: config.port, host: config.host });
   } catch (error) {
@@ -170,23 +207,13 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   worker.start();
-  const recover = async (): Promise<void> => {
-    const recovered = await service.recover();
-    if (recovered > 0) logger.info({ recovered }, 'continuing executions left unfinished');
-  };
-  await recover();
-  // Executions of a process that stopped without releasing them come free when their leases run out.
-  const recovery = setInterval(() => {
-    recover().catch((error: unknown) =>
-      logger.warn({ err: error }, 'could not look for unfinished executions'),
-    );
-  }, config.executionLeaseMs / 2).unref();
+  await claims.start();
 
   return {
     url,
     startupToken,
     async close() {
-      clearInterval(recovery);
+      claims.stop();
       runner.beginShutdown();
       // Open requests share the grace period with running tasks; a client still sending after it (or never
       // finishing its request) has its connection closed, so it cannot hold the shutdown.

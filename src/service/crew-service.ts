@@ -7,6 +7,7 @@ import type { HumanFeedback } from '../domain/task-output.ts';
 import type {
   DeliveryRecord,
   ExecutionChange,
+  ExecutionLease,
   ExecutionPage,
   StoredExecutionEvent,
   Store,
@@ -39,10 +40,13 @@ export interface CrewServiceDeps {
   readonly newId: () => string;
   /** Called after every committed change, so event streams and the webhook worker learn of it at once. */
   readonly onCommitted: (execution: Execution, change: ExecutionChange) => void;
+  /** This process's lease owner name and lease length: work it has room for is leased to it as it is queued. */
+  readonly lease: { readonly owner: string; readonly durationMs: number };
+  /** How long an event stream waits for a publication or a nudge before reading the store anyway (default 1 s). */
+  readonly eventPollMs?: number;
 }
 
-/** How long an event watcher waits for a notification before looking at the store again. */
-const eventPollMs = 1000;
+const defaultEventPollMs = 1000;
 const eventPageSize = 500;
 /** Recently read executions kept for status polls, by estimated bytes (about 3,000 of a typical few KB). */
 export const recentCacheBytes = 16 * 1024 * 1024;
@@ -71,15 +75,14 @@ export class CrewService implements ExecutionService {
     this.crew = deps.crew;
   }
 
-  /** Queues every execution that was waiting or running when the process last stopped. */
-  async recover(): Promise<number> {
-    const ids = await this.deps.store.listUnleasedIds(
-      ['PENDING', 'RUNNING'],
-      this.deps.clock(),
-      Number.MAX_SAFE_INTEGER,
-    );
-    for (const id of ids) this.deps.dispatcher.submit(id);
-    return ids.length;
+  /**
+   * A lease for work this process will start at once, or nothing when it is full: the execution then waits
+   * unleased, for a process with room to claim it.
+   */
+  #leaseIfRoom(now: Date): ExecutionLease | undefined {
+    if (this.deps.dispatcher.room() === 0) return undefined;
+    const { owner, durationMs } = this.deps.lease;
+    return { owner, until: new Date(now.getTime() + durationMs) };
   }
 
   async kickoff(request: KickoffRequest): Promise<{ kickoffId: string }> {
@@ -88,6 +91,8 @@ export class CrewService implements ExecutionService {
       request.idempotencyKey === null
         ? null
         : hashJson({ inputs: request.inputs, meta: request.meta, webhooks: request.webhooks });
+    const createdAt = this.deps.clock();
+    const lease = this.#leaseIfRoom(createdAt);
     const result = await this.deps.store.createExecution({
       id: this.deps.newId(),
       inputs: request.inputs,
@@ -96,7 +101,8 @@ export class CrewService implements ExecutionService {
       owner: { tokenId: request.caller.tokenId, userId: request.caller.userId },
       idempotencyKey: request.idempotencyKey,
       requestHash,
-      createdAt: this.deps.clock(),
+      createdAt,
+      ...(lease === undefined ? {} : { lease }),
     });
     if (!result.created && result.requestHash !== requestHash) {
       throw new CrewdError(
@@ -104,7 +110,7 @@ export class CrewService implements ExecutionService {
         'This Idempotency-Key was already used with a different request body',
       );
     }
-    if (result.created) this.deps.dispatcher.submit(result.execution.id);
+    if (result.created && lease !== undefined) this.deps.dispatcher.submit(result.execution.id);
     return { kickoffId: result.execution.id };
   }
 
@@ -197,14 +203,16 @@ export class CrewService implements ExecutionService {
       });
       return { status: 'completed', message: 'Feedback approved; the execution is complete' };
     }
+    const lease = this.#leaseIfRoom(now);
     await this.#mustApply({
       ...guard,
       state: 'PENDING',
       ...(request.approve ? { appendOutput: pending.output } : {}),
       patch: { webhooks },
       events: [eventRecord.executionResumed(feedback)],
+      ...(lease === undefined ? {} : { lease }),
     });
-    this.deps.dispatcher.submit(execution.id);
+    if (lease !== undefined) this.deps.dispatcher.submit(execution.id);
     return request.approve
       ? { status: 'resumed', message: 'Feedback approved; the execution continues with the next task' }
       : { status: 'retrying', message: `Feedback received; task '${pending.taskId}' will run again` };
@@ -284,7 +292,8 @@ export class CrewService implements ExecutionService {
           for (const event of await this.deps.store.listEvents(executionId, last, eventPageSize)) yield event;
           return;
         }
-        published = following(await subscription.next(eventPollMs, signal), last);
+        const pollMs = this.deps.eventPollMs ?? defaultEventPollMs;
+        published = following(await subscription.next(pollMs, signal), last);
       }
     } finally {
       subscription.close();

@@ -7,8 +7,8 @@ const subscriptionCapacity = 1000;
 /**
  * Hands the events of each change committed in this process to the streams watching that execution, so a stream
  * in this process needs no store read to follow it. Streams still read the store when a subscription cannot
- * vouch for having every event (a gap, an overflow, a quiet spell): events written by another process sharing
- * the database arrive that way.
+ * vouch for having every event (a gap, an overflow, a quiet spell, a nudge): events written by another process
+ * sharing the database arrive that way, at once when its notice comes.
  */
 export class EventHub {
   readonly #subscriptions = new Map<string, Set<EventSubscription>>();
@@ -28,6 +28,17 @@ export class EventHub {
     for (const subscription of subscriptions) subscription.push(events);
   }
 
+  /**
+   * Another process wrote to this execution (or, without an id, may have written to any): its streams read the
+   * store at once instead of at their next poll.
+   */
+  nudge(executionId?: string): void {
+    const streams =
+      executionId === undefined ? [...this.#subscriptions.values()] : [this.#subscriptions.get(executionId)];
+    for (const subscriptions of streams)
+      for (const subscription of subscriptions ?? []) subscription.readStore();
+  }
+
   /** Collects the events published for this execution from now on, until closed. */
   subscribe(executionId: string): EventSubscription {
     const subscriptions = this.#subscriptions.get(executionId) ?? new Set<EventSubscription>();
@@ -45,18 +56,25 @@ export class EventHub {
 
 export class EventSubscription {
   #queue: StoredExecutionEvent[] = [];
-  #overflowed = false;
+  /** Set when events were dropped or written elsewhere: only the store knows them. */
+  #mustRead = false;
   #wake: (() => void) | undefined;
 
   constructor(readonly close: () => void) {}
 
   push(events: readonly StoredExecutionEvent[]): void {
-    if (this.#overflowed || this.#queue.length + events.length > subscriptionCapacity) {
-      this.#overflowed = true;
-      this.#queue = [];
-    } else {
-      this.#queue.push(...events);
+    if (this.#mustRead || this.#queue.length + events.length > subscriptionCapacity) {
+      this.readStore();
+      return;
     }
+    this.#queue.push(...events);
+    this.#wake?.();
+  }
+
+  /** Tells the reader to read the store, now or at its next wait. */
+  readStore(): void {
+    this.#mustRead = true;
+    this.#queue = [];
     this.#wake?.();
   }
 
@@ -65,7 +83,7 @@ export class EventSubscription {
    * in time, when the signal aborted, or when some were dropped: then only the store knows what was missed.
    */
   next(timeoutMs: number, signal: AbortSignal): Promise<StoredExecutionEvent[] | null> {
-    if (this.#queue.length > 0 || this.#overflowed) return Promise.resolve(this.#take());
+    if (this.#queue.length > 0 || this.#mustRead) return Promise.resolve(this.#take());
     if (signal.aborted) return Promise.resolve(null);
     return new Promise((resolve) => {
       const done = (): void => {
@@ -81,9 +99,9 @@ export class EventSubscription {
   }
 
   #take(): StoredExecutionEvent[] | null {
-    const events = this.#overflowed || this.#queue.length === 0 ? null : this.#queue;
+    const events = this.#mustRead || this.#queue.length === 0 ? null : this.#queue;
     this.#queue = [];
-    this.#overflowed = false;
+    this.#mustRead = false;
     return events;
   }
 }

@@ -50,6 +50,8 @@ export class ExecutionLeg {
     private readonly deps: LegDeps,
   ) {
     this.#execution = execution;
+    // A RUNNING execution is continued under the lease its claim took, renewed from the start.
+    this.#holdsLease = execution.state === 'RUNNING';
   }
 
   /** The execution as committed, with what is held back applied. */

@@ -5,6 +5,7 @@ import type { StepJournal } from '../engine/step-journal.ts';
 import { ToolCaches } from '../engine/tool-cache.ts';
 import type { ToolRegistry } from '../engine/tool.ts';
 import type { ModelResolver } from '../llm/chat-model.ts';
+import type { ExecutionNotice } from '../store/change-feed.ts';
 import { readStepJournal } from './read-step-journal.ts';
 import { ExecutionLeg, LegStopped, type LegDeps } from './execution-leg.ts';
 
@@ -48,6 +49,24 @@ export class ExecutionRunner {
   /** Aborts the model call in flight for this execution, if it runs in this process. */
   stop(executionId: string, reason: StopReason): void {
     this.#runs.get(executionId)?.controller.abort(reason);
+  }
+
+  /** Executions running in this process. */
+  get running(): number {
+    return this.#runs.size;
+  }
+
+  /**
+   * Another process changed an execution: if it runs here and was cancelled, finished or taken over there, its
+   * model call in flight is aborted at once. Notices older than what this leg read are ignored.
+   */
+  noticed(notice: ExecutionNotice): void {
+    const leg = this.#runs.get(notice.executionId)?.leg;
+    if (leg === undefined || notice.revision <= leg.execution.revision) return;
+    const taken = notice.leaseOwner !== null && notice.leaseOwner !== this.deps.lease.owner;
+    if (taken || (notice.state !== 'RUNNING' && notice.state !== 'PENDING')) {
+      this.stop(notice.executionId, 'elsewhere');
+    }
   }
 
   /** Lets running tasks finish but starts no new task; those executions stay RUNNING for the next process. */

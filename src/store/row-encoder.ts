@@ -41,6 +41,8 @@ export function newExecutionValues(execution: NewExecution): RowValues {
     request_hash: execution.requestHash,
     usage: JSON.stringify(emptyUsage),
     created_at: execution.createdAt.toISOString(),
+    lease_owner: execution.lease?.owner ?? null,
+    lease_until: iso(execution.lease?.until),
   };
 }
 

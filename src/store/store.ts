@@ -8,6 +8,7 @@ import type {
 } from '../domain/execution.ts';
 import type { HumanFeedback, TaskOutput } from '../domain/task-output.ts';
 import type { TokenUsage } from '../domain/usage.ts';
+import type { ChangeFeed } from './change-feed.ts';
 
 /**
  * The store port. Adapters (sqlite/, postgres/) implement it; it holds data and guarantees atomicity, while every
@@ -16,6 +17,11 @@ import type { TokenUsage } from '../domain/usage.ts';
 export interface Store extends ExecutionStore, EventStore, TokenStore, OutboxStore {
   /** Applies pending migrations; safe to call from several processes at once. */
   migrate(): Promise<void>;
+  /**
+   * Changes committed by other processes sharing the database, and this process's liveness lock: until the feed
+   * has started, other processes take this one for gone and may take over what it leases.
+   */
+  readonly feed: ChangeFeed;
   /** Resolves when the database answers; rejects otherwise (readiness). */
   ping(): Promise<void>;
   close(): Promise<void>;
@@ -32,6 +38,8 @@ export interface NewExecution {
   /** A hash of the kickoff body, compared when the same idempotency key comes again. */
   readonly requestHash: string | null;
   readonly createdAt: Date;
+  /** Leased at once to the process that will run it, so no other process claims it meanwhile. */
+  readonly lease?: ExecutionLease;
 }
 
 export type CreateExecutionResult =
@@ -103,6 +111,13 @@ export interface ExecutionLease {
   readonly until: Date | null;
 }
 
+export interface ClaimedExecution {
+  readonly id: string;
+  readonly state: ExecutionState;
+  /** The process whose lease was taken over, or null when no lease was held. */
+  readonly takenFrom: string | null;
+}
+
 export interface ExecutionStore {
   createExecution(execution: NewExecution): Promise<CreateExecutionResult>;
   getExecution(id: string): Promise<Execution | null>;
@@ -119,6 +134,12 @@ export interface ExecutionStore {
    * the others were taken over or left RUNNING (a cancel) elsewhere, and their legs should stop.
    */
   renewLeases(owner: string, executionIds: readonly string[], until: Date): Promise<readonly string[]>;
+  /**
+   * Leases up to `limit` PENDING or RUNNING executions to `owner` until `until`, oldest first: those no process
+   * holds a live lease on, and those whose holder is gone (PostgreSQL: its liveness lock was released). Processes
+   * claiming at the same moment never get the same execution.
+   */
+  claimExecutions(owner: string, now: Date, until: Date, limit: number): Promise<readonly ClaimedExecution[]>;
   /** Releases every lease this owner holds (a clean shutdown), so another process may go on at once. */
   releaseLeases(owner: string): Promise<void>;
   /** Applies the change when its guards hold; returns the updated execution, or null when they did not. */

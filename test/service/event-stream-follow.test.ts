@@ -26,6 +26,8 @@ describe('following an execution’s events', () => {
   let service: CrewService;
   /** How often the stream has listed the store's events so far. */
   let listings = 0;
+  /** Builds the service with streams that wait this long for a publication before reading the store anyway. */
+  let serviceWith: (eventPollMs: number) => CrewService;
   const org = { tokenId: 'token-org', kind: 'org', userId: null } as const;
 
   beforeEach(async () => {
@@ -34,25 +36,29 @@ describe('following an execution’s events', () => {
     await store.migrate();
     hub = new EventHub();
     // Nothing runs here: executions only receive the events each test writes.
-    const dispatcher: Dispatcher = { submit: () => {}, drain: () => Promise.resolve() };
+    const dispatcher: Dispatcher = { submit: () => {}, room: () => 0, drain: () => Promise.resolve() };
     listings = 0;
-    service = new CrewService({
-      crew: exampleCrew,
-      store: {
-        ...store,
-        listEvents: (...args) => {
-          listings += 1;
-          return store.listEvents(...args);
+    serviceWith = (eventPollMs) =>
+      new CrewService({
+        crew: exampleCrew,
+        store: {
+          ...store,
+          listEvents: (...args) => {
+            listings += 1;
+            return store.listEvents(...args);
+          },
         },
-      },
-      runner: { stop: () => {} } as unknown as ExecutionRunner,
-      dispatcher,
-      notifications: new Notifications(randomUUID),
-      events: hub,
-      clock: () => t0,
-      newId: randomUUID,
-      onCommitted: (execution, change) => hub.publish(execution, change),
-    });
+        runner: { stop: () => {} } as unknown as ExecutionRunner,
+        dispatcher,
+        notifications: new Notifications(randomUUID),
+        events: hub,
+        clock: () => t0,
+        newId: randomUUID,
+        onCommitted: (execution, change) => hub.publish(execution, change),
+        lease: { owner: 'this process', durationMs: 30_000 },
+        eventPollMs,
+      });
+    service = serviceWith(1000);
   });
 
   afterEach(async () => {
@@ -143,5 +149,22 @@ describe('following an execution’s events', () => {
 
     // Found when the stream looks at the store again after its quiet spell (a second).
     expect((await reading).map((event) => event.sequence)).toEqual([1, 2, 3, 4]);
+  });
+
+  it("reads another process's events as soon as that process's notice nudges the stream", async () => {
+    // The quiet spell outlasts the test: only the nudges explain the reads.
+    service = serviceWith(3_600_000);
+    const id = await running();
+    const reading = readAll(await service.openEventStream(id, org, 0, new AbortController().signal));
+    await until(() => listings === 1);
+
+    await store.applyChange(steps(id, 1, 2));
+    hub.nudge(id);
+    await until(() => listings === 2);
+    await store.applyChange(ending(id));
+    // A lost notice is made good by a resync, which nudges every stream.
+    hub.nudge();
+
+    expect((await reading).map((event) => event.sequence)).toEqual([1, 2, 3]);
   });
 });

@@ -29,7 +29,7 @@ describe.skipIf(skip)(skip ? `PostgreSQL (skipped: ${postgres.reason})` : 'Postg
 
   describeStoreContract(
     'PostgreSQL store',
-    () => openPostgresStore(postgres.url, { schema, poolSize: 4 }),
+    (options) => openPostgresStore(postgres.url, { schema, poolSize: 4, ...options }),
     // The next store opened creates the schema again.
     () => dropTestSchema(schema, postgres.url),
   );

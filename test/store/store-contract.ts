@@ -1,12 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Store } from '../../src/store/store.ts';
 import { describeExecutionChangeContract } from './execution-change-contract.ts';
+import { describeExecutionClaimContract } from './execution-claim-contract.ts';
 import { describeExecutionLeaseContract } from './execution-lease-contract.ts';
 import { describeExecutionListingContract } from './execution-listing-contract.ts';
 import { describeExecutionStoreContract } from './execution-store-contract.ts';
 import { describeOutboxStoreContract } from './outbox-store-contract.ts';
 import { at, newExecution, outboxMessage, taskOutput, tokenRecord } from './store-fixtures.ts';
-import type { StoreHarness } from './store-harness.ts';
+import type { StoreHarness, StoreOpenOptions } from './store-harness.ts';
 import { describeTokenStoreContract } from './token-store-contract.ts';
 
 /**
@@ -15,16 +16,18 @@ import { describeTokenStoreContract } from './token-store-contract.ts';
  */
 export function describeStoreContract(
   name: string,
-  open: () => Promise<Store>,
+  open: (options: StoreOpenOptions) => Promise<Store>,
   cleanup: () => Promise<void>,
 ): void {
   describe(name, () => {
     const opened: Store[] = [];
     const harness: StoreHarness = {
-      open: async () => {
-        const store = await open();
+      open: async (options = {}) => {
+        const store = await open(options);
         opened.push(store);
         await store.migrate();
+        // As in a running process: on PostgreSQL this holds the process's liveness lock, so its leases count.
+        await store.feed.start({ changed: () => {}, resync: () => {} });
         return store;
       },
     };
@@ -89,6 +92,7 @@ export function describeStoreContract(
     describeExecutionChangeContract(harness);
     describeExecutionListingContract(harness);
     describeExecutionLeaseContract(harness);
+    describeExecutionClaimContract(harness);
     describeTokenStoreContract(harness);
     describeOutboxStoreContract(harness);
   });

@@ -2,5 +2,10 @@ import type { Store } from '../../src/store/store.ts';
 
 /** Opens migrated stores on the suite's database; every store opened in a test is closed after it. */
 export interface StoreHarness {
-  open(): Promise<Store>;
+  /** `processId`: the process the store speaks for (its notices and, on PostgreSQL, its liveness lock). */
+  open(options?: StoreOpenOptions): Promise<Store>;
+}
+
+export interface StoreOpenOptions {
+  readonly processId?: string;
 }

@@ -105,6 +105,11 @@ export const postgresMigrations: readonly Migration[] = [
       ALTER TABLE executions ADD COLUMN lease_until timestamptz;
     `,
   },
+  {
+    version: 4,
+    name: 'outbox lease owner',
+    sql: `ALTER TABLE outbox_messages ADD COLUMN lease_owner text;`,
+  },
 ];
 
 /**

@@ -1,19 +1,24 @@
 import { executionPage } from '../execution-cursor.ts';
 import { executionChangeValues, executionQueryValues, newExecutionValues } from '../row-encoder.ts';
-import type { Execution } from '../../domain/execution.ts';
+import type { Execution, ExecutionState } from '../../domain/execution.ts';
 import type { EventStore, ExecutionStore } from '../store.ts';
 import { createChangeBatcher } from './change-batcher.ts';
+import { livenessKeySql, liveOwnerKeys, noticeSql } from './liveness.ts';
 import { namedQuery } from './named-query.ts';
 import type { PostgresContext } from './postgres-context.ts';
 
 const insertExecution = namedQuery(
   'insert_execution',
-  `INSERT INTO executions (id, state, inputs, meta, webhooks, owner_token_id, owner_user_id, idempotency_key,
-     request_hash, usage, created_at, updated_at)
-   VALUES (:id, :state, :inputs::json, :meta::json, :webhooks::json, :owner_token_id, :owner_user_id,
-     :idempotency_key, :request_hash, :usage::json, :created_at::timestamptz, :created_at::timestamptz)
-   ON CONFLICT (owner_token_id, idempotency_key) DO NOTHING
-   RETURNING *`,
+  `WITH inserted AS (
+     INSERT INTO executions (id, state, inputs, meta, webhooks, owner_token_id, owner_user_id, idempotency_key,
+       request_hash, usage, created_at, updated_at, lease_owner, lease_until)
+     VALUES (:id, :state, :inputs::json, :meta::json, :webhooks::json, :owner_token_id, :owner_user_id,
+       :idempotency_key, :request_hash, :usage::json, :created_at::timestamptz, :created_at::timestamptz,
+       :lease_owner::text, :lease_until::timestamptz)
+     ON CONFLICT (owner_token_id, idempotency_key) DO NOTHING
+     RETURNING *
+   )
+   SELECT inserted.*, ${noticeSql('inserted')} AS notified FROM inserted`,
 );
 
 const selectByIdempotencyKey = namedQuery(
@@ -49,9 +54,35 @@ const renewLeases = namedQuery(
    WHERE lease_owner = :owner::text AND state = 'RUNNING' AND id = ANY(:ids::text[])
    RETURNING id`,
 );
+// SKIP LOCKED: processes claiming at once each take different executions, and none waits for another's claim.
+const claimExecutions = namedQuery(
+  'claim_executions',
+  `WITH live AS MATERIALIZED (${liveOwnerKeys}),
+   candidate AS (
+     SELECT execution.id, execution.lease_owner FROM executions AS execution
+     WHERE execution.state IN ('PENDING', 'RUNNING')
+       AND (execution.lease_owner IS NULL OR execution.lease_until IS NULL
+         OR execution.lease_until <= :now::timestamptz
+         OR ${livenessKeySql('execution.lease_owner')} NOT IN (SELECT objid FROM live))
+     ORDER BY execution.created_at, execution.id
+     LIMIT :limit::bigint
+     FOR UPDATE OF execution SKIP LOCKED
+   ), claimed AS (
+     UPDATE executions AS execution
+     SET lease_owner = :owner::text, lease_until = :until::timestamptz, revision = execution.revision + 1
+     FROM candidate WHERE execution.id = candidate.id
+     RETURNING execution.id, execution.state, execution.lease_owner, execution.revision,
+       candidate.lease_owner AS taken_from
+   )
+   SELECT claimed.id, claimed.state, claimed.taken_from, ${noticeSql('claimed')} AS notified FROM claimed`,
+);
+// Notified, so other processes continue the executions a stopping process leaves at once.
 const releaseLeases = namedQuery(
   'release_execution_leases',
-  'UPDATE executions SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = :owner::text',
+  `WITH released AS (
+     UPDATE executions SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = :owner::text RETURNING *
+   )
+   SELECT ${noticeSql('released')} AS notified FROM released`,
 );
 
 /** Appends a json value to a json array, keeping every element's text (and so its key order) as it was. */
@@ -123,7 +154,7 @@ export const applyChanges = namedQuery(
        CROSS JOIN json_array_elements(change.outbox) WITH ORDINALITY AS message(value, ord)
      ORDER BY change.ord, message.ord
    )
-   SELECT * FROM updated`,
+   SELECT updated.*, ${noticeSql('updated')} AS notified FROM updated`,
 );
 
 const countStates = namedQuery(
@@ -137,9 +168,14 @@ const selectEvents = namedQuery(
    ORDER BY sequence LIMIT :limit::bigint`,
 );
 
-export function postgresExecutionStore({ query, decode }: PostgresContext): ExecutionStore & EventStore {
+/** `origin`: this process's name in the notices its writes send. */
+export function postgresExecutionStore(
+  { query, decode }: PostgresContext,
+  origin: string,
+): ExecutionStore & EventStore {
   const changes = createChangeBatcher(async (batch) => {
     const rows = await query(applyChanges, {
+      origin,
       ids: batch.map((change) => change.executionId),
       changes: JSON.stringify(
         batch.map((change, ord) => ({
@@ -158,7 +194,7 @@ export function postgresExecutionStore({ query, decode }: PostgresContext): Exec
   return {
     createExecution: async (execution) => {
       const values = newExecutionValues(execution);
-      const [inserted] = await query(insertExecution, values);
+      const [inserted] = await query(insertExecution, { ...values, origin });
       if (inserted !== undefined) return { created: true, execution: decode.execution(inserted) };
       const [existing] = await query(selectByIdempotencyKey, values);
       if (existing === undefined) throw new Error('Execution insert was skipped without a conflicting row');
@@ -196,8 +232,23 @@ export function postgresExecutionStore({ query, decode }: PostgresContext): Exec
         (row) => row.id as string,
       ),
 
+    claimExecutions: async (owner, now, until, limit) =>
+      (
+        await query(claimExecutions, {
+          origin,
+          owner,
+          now: now.toISOString(),
+          until: until.toISOString(),
+          limit,
+        })
+      ).map((row) => ({
+        id: row.id as string,
+        state: row.state as ExecutionState,
+        takenFrom: row.taken_from as string | null,
+      })),
+
     releaseLeases: async (owner) => {
-      await query(releaseLeases, { owner });
+      await query(releaseLeases, { owner, origin });
     },
 
     applyChange: (change) => changes.apply(change),

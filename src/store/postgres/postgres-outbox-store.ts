@@ -1,22 +1,26 @@
 import { CrewdError } from '../../domain/errors.ts';
 import { deliveryValues } from '../row-encoder.ts';
 import type { OutboxStore } from '../store.ts';
+import { livenessKeySql, liveOwnerKeys } from './liveness.ts';
 import { namedQuery } from './named-query.ts';
 import type { PostgresContext } from './postgres-context.ts';
 
 // A message is due only when no older message to the same (execution, url) is still pending, so one URL receives an
 // execution's messages in order. Each delivery target (`deliveryTargetOf`: the URL up to the first '/' after '://',
 // lower-cased) gets at most its quota, counting what is already in flight to it. SKIP LOCKED lets several processes
-// claim at once without handing a message out twice.
+// claim at once without handing a message out twice. A message leased by a process that is gone (its liveness lock
+// released) is due again at once, as its executions are.
 const claimMessages = namedQuery(
   'claim_outbox_messages',
-  `WITH candidates AS (
+  `WITH live AS MATERIALIZED (${liveOwnerKeys}),
+   candidates AS (
      SELECT message.seq, message.next_attempt_at,
        lower(substring(message.url from '^[^:]*://[^/]*')) AS target
      FROM outbox_messages AS message
      WHERE message.status = 'pending'
        AND message.next_attempt_at <= :now::timestamptz
-       AND (message.lease_until IS NULL OR message.lease_until <= :now::timestamptz)
+       AND (message.lease_until IS NULL OR message.lease_until <= :now::timestamptz
+         OR ${livenessKeySql('message.lease_owner')} NOT IN (SELECT objid FROM live))
        AND NOT EXISTS (
          SELECT 1 FROM outbox_messages AS older
          WHERE older.execution_id = message.execution_id AND older.url = message.url
@@ -33,12 +37,13 @@ const claimMessages = namedQuery(
      JOIN ranked ON ranked.seq = message.seq
      WHERE ranked.position <= :per_target::bigint
        AND message.status = 'pending'
-       AND (message.lease_until IS NULL OR message.lease_until <= :now::timestamptz)
+       AND (message.lease_until IS NULL OR message.lease_until <= :now::timestamptz
+         OR ${livenessKeySql('message.lease_owner')} NOT IN (SELECT objid FROM live))
      ORDER BY ranked.next_attempt_at, ranked.seq
      LIMIT :limit::bigint
      FOR UPDATE OF message SKIP LOCKED
    ), claimed AS (
-     UPDATE outbox_messages AS message SET lease_until = :lease_until::timestamptz
+     UPDATE outbox_messages AS message SET lease_until = :lease_until::timestamptz, lease_owner = :owner::text
      FROM due WHERE message.seq = due.seq
      RETURNING message.*
    )
@@ -80,11 +85,13 @@ const countFailed = namedQuery(
 /** No quota: any number of messages to one target. */
 const unlimited = Number.MAX_SAFE_INTEGER;
 
-export function postgresOutboxStore({ query, decode }: PostgresContext): OutboxStore {
+/** `owner`: this process, whose liveness lock keeps the messages it claimed its own. */
+export function postgresOutboxStore({ query, decode }: PostgresContext, owner: string): OutboxStore {
   return {
     claimDueMessages: async (now, limit, leaseMs, quota) =>
       (
         await query(claimMessages, {
+          owner,
           now: now.toISOString(),
           lease_until: new Date(now.getTime() + leaseMs).toISOString(),
           limit,

@@ -1,9 +1,11 @@
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { CrewdError } from '../../domain/errors.ts';
 import type { Store } from '../store.ts';
 import { migratePostgres } from './migrations.ts';
 import { createPostgresContext } from './postgres-context.ts';
 import { isConnectionError, toStoreError } from './postgres-errors.ts';
+import { postgresChangeFeed } from './postgres-change-feed.ts';
 import { postgresExecutionStore } from './postgres-execution-store.ts';
 import { postgresOutboxStore } from './postgres-outbox-store.ts';
 import { postgresTokenStore } from './postgres-token-store.ts';
@@ -13,6 +15,10 @@ export interface PostgresStoreOptions {
   readonly schema?: string;
   /** Connections held at most (default 10). */
   readonly poolSize?: number;
+  /** This process's name in notices and liveness locks: its lease owner name (a fresh one unless given). */
+  readonly processId?: string;
+  /** Hears of failures of the change feed's connection; it keeps trying. */
+  readonly onError?: (error: Error) => void;
 }
 
 const schemaName = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -26,13 +32,13 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
   if (schema !== undefined && !schemaName.test(schema)) {
     throw new CrewdError('CONFIG_INVALID', 'The PostgreSQL schema name must be a lower-case identifier');
   }
-  const pool = new pg.Pool({
+  const connection: pg.ClientConfig = {
     connectionString: url,
-    max: options.poolSize ?? 10,
     connectionTimeoutMillis: 10_000,
-    // Set at connection start-up, so every pooled connection sees only this schema.
+    // Set at connection start-up, so every connection sees only this schema.
     ...(schema === undefined ? {} : { options: `-c search_path=${schema}` }),
-  });
+  };
+  const pool = new pg.Pool({ ...connection, max: options.poolSize ?? 10 });
   // An idle connection the server dropped is discarded by the pool; the next query reports any real outage.
   pool.on('error', () => undefined);
   try {
@@ -44,17 +50,27 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
     }
   }
   const context = createPostgresContext(pool);
+  const processId = options.processId ?? randomUUID();
+  const feed = postgresChangeFeed({
+    connection,
+    processId,
+    ...(options.onError === undefined ? {} : { onError: options.onError }),
+  });
   return {
-    ...postgresExecutionStore(context),
+    ...postgresExecutionStore(context, processId),
     ...postgresTokenStore(context),
-    ...postgresOutboxStore(context),
+    ...postgresOutboxStore(context, processId),
+    feed,
     migrate: () => migratePostgres(pool),
     ping: async () => {
       await pool.query('SELECT 1').catch((error: unknown) => {
         throw toStoreError(error);
       });
     },
-    close: () => pool.end(),
+    close: async () => {
+      await feed.close();
+      await pool.end();
+    },
   };
 }
 

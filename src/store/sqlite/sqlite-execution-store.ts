@@ -1,15 +1,16 @@
 import { executionPage } from '../execution-cursor.ts';
 import { executionChangeValues, executionQueryValues, newExecutionValues } from '../row-encoder.ts';
-import type { Execution } from '../../domain/execution.ts';
+import type { Execution, ExecutionState } from '../../domain/execution.ts';
 import type { EventStore, ExecutionChange, ExecutionStore } from '../store.ts';
+import { endedOnThisHost } from '../process-identity.ts';
 import type { SqliteContext } from './sqlite-context.ts';
 import { settle } from './sqlite-context.ts';
 
 const insertExecution = `
   INSERT INTO executions (id, state, inputs, meta, webhooks, owner_token_id, owner_user_id, idempotency_key,
-    request_hash, usage, created_at, updated_at)
+    request_hash, usage, created_at, updated_at, lease_owner, lease_until)
   VALUES (:id, :state, :inputs, :meta, :webhooks, :owner_token_id, :owner_user_id, :idempotency_key,
-    :request_hash, :usage, :created_at, :created_at)
+    :request_hash, :usage, :created_at, :created_at, :lease_owner, :lease_until)
   ON CONFLICT (owner_token_id, idempotency_key) DO NOTHING
   RETURNING *`;
 
@@ -36,6 +37,20 @@ const renewLeases = `
   UPDATE executions SET lease_until = :until
   WHERE lease_owner = :owner AND state = 'RUNNING' AND id IN (SELECT value FROM json_each(:ids))
   RETURNING id`;
+
+// One writer at a time, so the read and the updates below see no other claim in between.
+const selectClaimable = `
+  SELECT id, state, lease_owner, created_at FROM executions
+  WHERE state IN ('PENDING', 'RUNNING') AND (lease_owner IS NULL OR lease_until IS NULL OR lease_until <= :now)
+  ORDER BY created_at, id LIMIT :limit`;
+
+// Leases held by processes that may have ended: only executions running or waiting now, a bounded set.
+const selectLeased = `
+  SELECT id, state, lease_owner, created_at FROM executions
+  WHERE state IN ('PENDING', 'RUNNING') AND lease_owner IS NOT NULL AND lease_until > :now`;
+
+const claimExecution = `
+  UPDATE executions SET lease_owner = :owner, lease_until = :until, revision = revision + 1 WHERE id = :id`;
 
 const releaseLeases = 'UPDATE executions SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = ?';
 
@@ -171,6 +186,25 @@ export function sqliteExecutionStore({
           .map((row) => row.id as string),
       ),
 
+    claimExecutions: (owner, now, until, limit) =>
+      writes.write(() => {
+        const values = { now: now.toISOString(), limit };
+        const free = statement(selectClaimable).all(values);
+        // A holder that ended on this machine (a crash, kill -9) lets go at once, as PostgreSQL's lock would.
+        const orphaned = statement(selectLeased)
+          .all(values)
+          .filter((row) => endedOnThisHost(row.lease_owner as string, owner));
+        const claimable = orphaned.length === 0 ? free : oldestFirst([...free, ...orphaned]).slice(0, limit);
+        return claimable.map((row) => {
+          statement(claimExecution).run({ owner, until: until.toISOString(), id: row.id });
+          return {
+            id: row.id as string,
+            state: row.state as ExecutionState,
+            takenFrom: row.lease_owner as string | null,
+          };
+        });
+      }),
+
     releaseLeases: (owner) =>
       writes.write(() => {
         statement(releaseLeases).run(owner);
@@ -187,4 +221,11 @@ export function sqliteExecutionStore({
           .map((row) => decode.event(row)),
       ),
   };
+}
+
+type ClaimRow = Readonly<Record<string, unknown>>;
+
+function oldestFirst(rows: readonly ClaimRow[]): ClaimRow[] {
+  const key = (row: ClaimRow): string => `${row.created_at as string}\n${row.id as string}`;
+  return [...rows].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
 }

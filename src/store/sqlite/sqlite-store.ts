@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { CrewdError } from '../../domain/errors.ts';
+import { quietChangeFeed } from '../change-feed.ts';
 import type { Store } from '../store.ts';
 import { spawnCheckpointWorker } from './checkpoint-worker.ts';
 import { applyConnectionSettings } from './connection-settings.ts';
@@ -45,6 +46,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       ...sqliteExecutionStore(context),
       ...sqliteTokenStore(context),
       ...sqliteOutboxStore(context),
+      feed: quietChangeFeed,
       migrate: async () => {
         await settle(() => migrateSqlite(db));
         await context.log.sync();

@@ -1,0 +1,74 @@
+import type { ClaimedExecution, Store } from '../store/store.ts';
+import type { Dispatcher } from './dispatcher.ts';
+
+export interface ExecutionClaimsDeps {
+  readonly store: Store;
+  readonly dispatcher: Dispatcher;
+  readonly clock: () => Date;
+  readonly lease: { readonly owner: string; readonly durationMs: number };
+  /** How often to claim without being woken: leases run out and processes die without a notice. */
+  readonly scanMs: number;
+  readonly onClaimed?: (claimed: readonly ClaimedExecution[]) => void;
+  readonly onError: (error: unknown) => void;
+}
+
+/**
+ * Takes work for this process: as many waiting executions as it has room for, and those of processes that are gone
+ * or whose leases ran out. Woken by a notice of new work, by a run ending, and every `scanMs`; wake-ups that come
+ * while a claim runs are served by one more claim after it.
+ */
+export class ExecutionClaims {
+  #running: Promise<void> | undefined;
+  #again = false;
+  #timer: NodeJS.Timeout | undefined;
+  #stopped = false;
+
+  constructor(private readonly deps: ExecutionClaimsDeps) {}
+
+  /** Claims now, and then every `scanMs` until stopped. */
+  start(): Promise<void> {
+    this.#timer = setInterval(() => this.wake(), this.deps.scanMs).unref();
+    return this.claim();
+  }
+
+  stop(): void {
+    this.#stopped = true;
+    clearInterval(this.#timer);
+  }
+
+  wake(): void {
+    void this.claim();
+  }
+
+  /** Resolves when a claim that started after this call has ended. */
+  claim(): Promise<void> {
+    if (this.#running !== undefined) {
+      this.#again = true;
+      return this.#running;
+    }
+    this.#running = this.#claimWhileWoken().finally(() => {
+      this.#running = undefined;
+    });
+    return this.#running;
+  }
+
+  async #claimWhileWoken(): Promise<void> {
+    do {
+      this.#again = false;
+      await this.#claimOnce().catch((error: unknown) => this.deps.onError(error));
+    } while (this.#again && !this.#stopped);
+  }
+
+  async #claimOnce(): Promise<void> {
+    const room = this.deps.dispatcher.room();
+    if (this.#stopped || room === 0) return;
+    const now = this.deps.clock();
+    const { owner, durationMs } = this.deps.lease;
+    const until = new Date(now.getTime() + durationMs);
+    const claimed = await this.deps.store.claimExecutions(owner, now, until, room);
+    if (claimed.length > 0) this.deps.onClaimed?.(claimed);
+    for (const execution of claimed) this.deps.dispatcher.submit(execution.id);
+    // Full: more may be waiting. Asking again (there is no room now) gets this process woken when a run ends.
+    if (claimed.length === room) this.deps.dispatcher.room();
+  }
+}

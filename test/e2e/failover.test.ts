@@ -1,0 +1,190 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeOpenAI, type FakeOpenAIServer } from '../support/fake-openai-server.ts';
+import { requestsMentioning, userText } from '../support/model-requests.ts';
+import { apiClient, crewsDir, spawnCrewd, type CrewdProcess } from '../support/crewd.ts';
+import { expectFinishedAfterLosingTheNote } from '../support/plain-crew.ts';
+import { postgresAvailability, postgresRequired } from '../support/postgres.ts';
+import { createTestDatabase } from '../support/postgres-database.ts';
+import { readEvents } from '../support/sse.ts';
+import { until } from '../support/until.ts';
+
+const availability = await postgresAvailability();
+if (!availability.reachable && postgresRequired()) {
+  throw new Error(`${availability.reason} (set CREWD_SKIP_POSTGRES=1 to skip the PostgreSQL suites)`);
+}
+const skipReason = availability.reachable ? '' : ` (skipped: ${availability.reason})`;
+
+// Leases far longer than any test here may take: a takeover can only come from the dead process's liveness lock,
+// a claim scan or a notice, never from a lease running out.
+const longLease = { CREWD_EXECUTION_LEASE_MS: '300000' };
+/** With this, the claim scan never runs after start-up: only a notice can explain work moving. */
+const noScan = { CREWD_CLAIM_SCAN_MS: '3600000' };
+
+let model: FakeOpenAIServer;
+/** Prompts held unanswered while they contain one of these words, until the test lets them go. */
+const held = new Map<string, { promise: Promise<void>; release: () => void }>();
+const databases: { drop: () => Promise<void> }[] = [];
+const processes: CrewdProcess[] = [];
+
+function hold(words: string): void {
+  let release = (): void => {};
+  const promise = new Promise<void>((done) => (release = done));
+  held.set(words, { promise, release });
+}
+
+function letGo(words: string): void {
+  held.get(words)?.release();
+  held.delete(words);
+}
+
+const requestsFor = (words: string): number => requestsMentioning(model, words).length;
+
+async function database(): Promise<string> {
+  const created = await createTestDatabase();
+  databases.push(created);
+  return created.url;
+}
+
+async function serve(url: string, env: Record<string, string> = {}): Promise<CrewdProcess> {
+  const crewd = await spawnCrewd({
+    crewDir: join(crewsDir, 'plain-crew'),
+    database: url,
+    modelUrl: model.url,
+    env: { ...longLease, ...env },
+  });
+  processes.push(crewd);
+  return crewd;
+}
+
+async function kill(crewd: CrewdProcess): Promise<void> {
+  crewd.child.kill('SIGKILL');
+  await crewd.exited;
+}
+
+async function kickoff(crewd: CrewdProcess, topic: string): Promise<string> {
+  const response = await apiClient(crewd.url).post('/kickoff', { inputs: { topic } });
+  expect(response.status).toBe(200);
+  return response.body.kickoff_id as string;
+}
+
+/** The sum of one counter over the processes' /metrics pages. */
+async function counter(crewds: readonly CrewdProcess[], name: string): Promise<number> {
+  let total = 0;
+  for (const crewd of crewds) {
+    const page = (await apiClient(crewd.url).get('/metrics')).body as string;
+    const line = page.split('\n').find((text) => text.startsWith(`${name} `));
+    total += Number(line?.split(' ')[1] ?? 0);
+  }
+  return total;
+}
+
+describe.skipIf(!availability.reachable)(`several processes on one PostgreSQL${skipReason}`, () => {
+  beforeAll(async () => {
+    let answers = 0;
+    model = await startFakeOpenAI({
+      respond: (request) => {
+        const holding = [...held].find(([words]) => userText(request).includes(words))?.[1];
+        return {
+          content: `Answer number ${++answers}.`,
+          ...(holding === undefined ? {} : { heldUntil: holding.promise }),
+        };
+      },
+    });
+  });
+
+  afterAll(async () => {
+    for (const crewd of processes) crewd.child.kill('SIGKILL');
+    await Promise.all(processes.map((crewd) => crewd.exited));
+    for (const words of [...held.keys()]) letGo(words);
+    await model.close();
+    for (const created of databases) await created.drop();
+  });
+
+  it('finishes every execution of a process killed mid-task on the survivors, without re-running a saved task', async () => {
+    const url = await database();
+    const [victim, second, third] = [await serve(url), await serve(url), await serve(url)];
+    const victimTopics = ['ferns', 'mosses', 'lichens'];
+    const survivorTopics = ['rivers', 'lakes'];
+    for (const topic of [...victimTopics, ...survivorTopics]) hold(`Write the note about ${topic}`);
+    const ids = new Map<string, string>();
+    for (const topic of victimTopics) ids.set(topic, await kickoff(victim, topic));
+    ids.set('rivers', await kickoff(second, 'rivers'));
+    ids.set('lakes', await kickoff(third, 'lakes'));
+    // Every execution has saved its outline and waits for its note.
+    await until(() => [...ids.keys()].every((topic) => requestsFor(`Write the note about ${topic}`) === 1));
+
+    await kill(victim);
+    for (const topic of [...victimTopics, ...survivorTopics]) letGo(`Write the note about ${topic}`);
+
+    for (const topic of victimTopics) {
+      const done = await apiClient(second.url).waitForState(ids.get(topic)!, ['SUCCESS', 'FAILED']);
+      expectFinishedAfterLosingTheNote(model, done, topic);
+    }
+    for (const topic of survivorTopics) {
+      const done = await apiClient(third.url).waitForState(ids.get(topic)!, ['SUCCESS', 'FAILED']);
+      expect(done.body.state).toBe('SUCCESS');
+      expect(requestsFor(`Write the note about ${topic}`)).toBe(1);
+    }
+    expect(await counter([second, third], 'crewd_lease_takeovers_total')).toBe(victimTopics.length);
+  });
+
+  it('continues the executions of a killed process as soon as it is started again alone', async () => {
+    const url = await database();
+    const first = await serve(url, noScan);
+    const topics = ['tides', 'dunes'];
+    for (const topic of topics) hold(`Write the note about ${topic}`);
+    const ids = await Promise.all(topics.map((topic) => kickoff(first, topic)));
+    await until(() => topics.every((topic) => requestsFor(`Write the note about ${topic}`) === 1));
+    await kill(first);
+    for (const topic of topics) letGo(`Write the note about ${topic}`);
+
+    const restarted = await serve(url, noScan);
+
+    for (const [index, topic] of topics.entries()) {
+      const done = await apiClient(restarted.url).waitForState(ids[index]!, ['SUCCESS', 'FAILED']);
+      expectFinishedAfterLosingTheNote(model, done, topic);
+    }
+  });
+
+  it('starts waiting work on an idle process as soon as it is queued, while the busy one stays full', async () => {
+    const url = await database();
+    const busy = await serve(url, { ...noScan, CREWD_CONCURRENCY: '1' });
+    const idle = await serve(url, noScan);
+    hold('Write the note about glaciers');
+    const first = await kickoff(busy, 'glaciers');
+    await until(() => requestsFor('Write the note about glaciers') === 1);
+
+    // The busy process has no room: the execution waits unleased and the idle one is told of it.
+    const second = await kickoff(busy, 'icebergs');
+
+    const done = await apiClient(idle.url).waitForState(second, ['SUCCESS', 'FAILED']);
+    expect(done.body.state).toBe('SUCCESS');
+    expect((await apiClient(busy.url).get(`/status/${first}`)).body.state).toBe('RUNNING');
+    letGo('Write the note about glaciers');
+    await apiClient(busy.url).waitForState(first, ['SUCCESS']);
+  });
+
+  it('streams on one process the events of an execution another runs, and cancels it there at once', async () => {
+    const url = await database();
+    const runner = await serve(url, noScan);
+    const watcher = await serve(url, noScan);
+    hold('Write the note about reefs');
+    const id = await kickoff(runner, 'reefs');
+    const streamed = readEvents(`${watcher.url}/executions/${id}/events`, {});
+    await until(() => requestsFor('Write the note about reefs') === 1);
+
+    const cancelled = await apiClient(watcher.url).post(`/cancel/${id}`, {});
+    expect(cancelled.body).toMatchObject({ state: 'REVOKED' });
+
+    // The lease is renewed only every 100 s: only the notice tells the runner to drop its call.
+    await until(() =>
+      model.abandoned.some((request) => userText(request).includes('Write the note about reefs')),
+    );
+    letGo('Write the note about reefs');
+    const events = await streamed;
+    expect(events.map((event) => event.id)).toEqual(events.map((_, index) => index + 1));
+    expect(events.map((event) => event.event)).toContain('task-end');
+    expect(events.at(-1)).toMatchObject({ event: 'execution-end', data: { state: 'REVOKED' } });
+  });
+});

@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import type { Store } from '../../src/store/store.ts';
+import { at, newExecution } from './store-fixtures.ts';
+import type { StoreHarness } from './store-harness.ts';
+
+/** A store speaking for a live process: on PostgreSQL it holds that process's liveness lock. */
+function liveProcess(harness: StoreHarness, processId: string): Promise<Store> {
+  return harness.open({ processId });
+}
+
+export function describeExecutionClaimContract(harness: StoreHarness): void {
+  describe('execution claims', () => {
+    it('claims waiting and abandoned executions oldest first, up to the limit, naming whose lease it took', async () => {
+      const a = await liveProcess(harness, 'process-a');
+      const b = await liveProcess(harness, 'process-b');
+      const first = (await a.createExecution(newExecution({ createdAt: at(1) }))).execution.id;
+      // Leased by a live process until 100: not claimable before then.
+      const held = (
+        await a.createExecution(
+          newExecution({ createdAt: at(2), lease: { owner: 'process-a', until: at(100) } }),
+        )
+      ).execution.id;
+      const expired = (
+        await a.createExecution(
+          newExecution({ createdAt: at(3), lease: { owner: 'process-a', until: at(5) } }),
+        )
+      ).execution.id;
+      const last = (await a.createExecution(newExecution({ createdAt: at(4) }))).execution.id;
+
+      const claimed = await b.claimExecutions('process-b', at(10), at(40), 2);
+      expect(claimed).toEqual([
+        { id: first, state: 'PENDING', takenFrom: null },
+        { id: expired, state: 'PENDING', takenFrom: 'process-a' },
+      ]);
+      expect(await b.claimExecutions('process-b', at(10), at(40), 10)).toEqual([
+        { id: last, state: 'PENDING', takenFrom: null },
+      ]);
+      // The claimed are now leased to process-b, which the holder's own writes must respect.
+      expect(await a.claimExecutions('process-a', at(11), at(41), 10)).toEqual([]);
+      const step = { fromStates: ['PENDING'] as const, state: 'RUNNING' as const, now: at(12) };
+      const lease = { owner: 'process-a', until: at(50) };
+      expect(await a.applyChange({ ...step, executionId: first, lease })).toBeNull();
+      expect(await a.applyChange({ ...step, executionId: held, lease })).not.toBeNull();
+    });
+
+    it('never hands one execution to two processes claiming at once', async () => {
+      const a = await liveProcess(harness, 'process-a');
+      const b = await liveProcess(harness, 'process-b');
+      for (let index = 0; index < 20; index += 1)
+        await a.createExecution(newExecution({ createdAt: at(index) }));
+
+      const [byA, byB] = await Promise.all([
+        a.claimExecutions('process-a', at(30), at(60), 15),
+        b.claimExecutions('process-b', at(30), at(60), 15),
+      ]);
+
+      const ids = [...byA, ...byB].map((claimed) => claimed.id);
+      expect(ids).toHaveLength(20);
+      expect(new Set(ids).size).toBe(20);
+    });
+
+    it('leaves paused and finished executions alone', async () => {
+      const a = await liveProcess(harness, 'process-a');
+      const { execution } = await a.createExecution(newExecution());
+      await a.applyChange({
+        executionId: execution.id,
+        fromStates: ['PENDING'],
+        state: 'PAUSED',
+        now: at(1),
+      });
+
+      expect(await a.claimExecutions('process-a', at(2), at(30), 10)).toEqual([]);
+    });
+  });
+}
