@@ -6,6 +6,7 @@ import { createPostgresContext } from './postgres-context.ts';
 import { isConnectionError, toStoreError } from './postgres-errors.ts';
 import { postgresExecutionStore } from './postgres-execution-store.ts';
 import { postgresOutboxStore } from './postgres-outbox-store.ts';
+import { postgresRetentionStore } from './postgres-retention-store.ts';
 import { postgresTokenStore } from './postgres-token-store.ts';
 
 export interface PostgresStoreOptions {
@@ -48,6 +49,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
     ...postgresExecutionStore(context),
     ...postgresTokenStore(context),
     ...postgresOutboxStore(context),
+    ...postgresRetentionStore(context),
     migrate: () => migratePostgres(pool),
     ping: async () => {
       await pool.query('SELECT 1').catch((error: unknown) => {

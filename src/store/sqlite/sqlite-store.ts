@@ -6,9 +6,10 @@ import type { Store } from '../store.ts';
 import { spawnCheckpointWorker } from './checkpoint-worker.ts';
 import { applyConnectionSettings } from './connection-settings.ts';
 import { migrateSqlite } from './migrations.ts';
-import { createSqliteContext, settle } from './sqlite-context.ts';
+import { createSqliteContext, settle, type SqliteContext } from './sqlite-context.ts';
 import { sqliteExecutionStore } from './sqlite-execution-store.ts';
 import { sqliteOutboxStore } from './sqlite-outbox-store.ts';
+import { sqliteRetentionStore } from './sqlite-retention-store.ts';
 import { sqliteTokenStore } from './sqlite-token-store.ts';
 import { superviseCheckpointWorker, type WalCheckpointer } from './wal-checkpointer.ts';
 
@@ -45,14 +46,16 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       ...sqliteExecutionStore(context),
       ...sqliteTokenStore(context),
       ...sqliteOutboxStore(context),
+      ...sqliteRetentionStore(context),
       migrate: async () => {
         await settle(() => migrateSqlite(db));
         await context.log.sync();
       },
-      ping: () =>
-        settle(() => {
-          context.statement('SELECT 1').get();
-        }),
+      ping: async () => {
+        await settle(() => context.statement('SELECT 1').get());
+        // Reads go on when the disk is full or read-only: after a write failed so, only a write shows it is over.
+        if (context.outage() !== undefined) await context.writes.write(() => probeWrite(context));
+      },
       close: async () => {
         await checkpointer?.stop();
         await context.writes.flush();
@@ -61,6 +64,15 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       },
     };
   });
+}
+
+/** Rewrites one row as it is: a real write to the file, which fails while the disk is full or read-only. */
+function probeWrite(context: SqliteContext): void {
+  context
+    .statement(
+      'UPDATE schema_migrations SET applied_at = applied_at WHERE version = (SELECT max(version) FROM schema_migrations)',
+    )
+    .run();
 }
 
 function startCheckpointer(
