@@ -47,6 +47,12 @@ const plans: readonly FigurePlan[] = [
     target: '>= 250/s and >= 0.5x',
   },
   { id: '8', name: '8 MCP tool call, stdio', script: 'mcp-tool-call.ts', target: '<= 1 ms' },
+  {
+    id: '12',
+    name: '12 reads with 1,000,000 stored',
+    script: 'large-store.ts',
+    target: '<= 1.5x of 1,000 stored',
+  },
 ];
 
 const { values } = parseArgs({
