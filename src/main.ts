@@ -197,7 +197,12 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
     if (recovered > 0) logger.info({ recovered }, 'continuing executions left unfinished');
   };
   await recover();
-  const retention = startRetention(config, store, clock, logger);
+  const retention = startRetention(config, {
+    store,
+    clock,
+    logger,
+    forget: (id) => service.forgetDeleted(id),
+  });
   // Executions of a process that stopped without releasing them come free when their leases run out.
   const recovery = setInterval(() => {
     recover().catch((error: unknown) =>
@@ -233,16 +238,22 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
 /** With `CREWD_RETENTION`, deletes finished executions older than that now and then; none without it. */
 function startRetention(
   config: ServeConfig,
-  store: Store,
-  clock: () => Date,
-  logger: Logger,
+  {
+    store,
+    clock,
+    logger,
+    forget,
+  }: { store: Store; clock: () => Date; logger: Logger; forget: (id: string) => void },
 ): RetentionSchedule | undefined {
   const { retentionMs } = config;
   if (retentionMs === undefined) return undefined;
   const root = workspaceRoot(config.database);
   return scheduleRetention({
     store,
-    removeFiles: (id) => removeExecutionWorkspace(root, id),
+    onDeleted: (id) => {
+      forget(id);
+      return removeExecutionWorkspace(root, id);
+    },
     retentionMs,
     clock,
     // Often enough that nothing stays much past its time, never more than hourly or less than each second.

@@ -30,7 +30,7 @@ export function registerPruneCommand(program: Command, context: CliContext): voi
       await withStore(database, async (store) => {
         const deleted = await pruneFinished({
           store,
-          removeFiles: (id) => removeExecutionWorkspace(root, id),
+          onDeleted: (id) => removeExecutionWorkspace(root, id),
           retentionMs,
           clock: () => new Date(),
         });

@@ -71,6 +71,11 @@ export class CrewService implements ExecutionService {
     this.crew = deps.crew;
   }
 
+  /** Forgets a copy kept of an execution that was deleted, so it is not served from memory any more. */
+  forgetDeleted(executionId: string): void {
+    this.#recent.forget(executionId);
+  }
+
   /** Queues every execution that was waiting or running when the process last stopped. */
   async recover(): Promise<number> {
     const ids = await this.deps.store.listUnleasedIds(

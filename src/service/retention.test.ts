@@ -42,7 +42,7 @@ describe('pruneFinished', () => {
 
     const deleted = await pruneFinished({
       store: counting,
-      removeFiles: (id) => Promise.resolve(void removed.push(id)),
+      onDeleted: (id) => Promise.resolve(void removed.push(id)),
       retentionMs: 10 * dayMs,
       clock: () => new Date(t0.getTime() + 25 * dayMs),
       batchSize: 2,

@@ -2,8 +2,8 @@ import type { RetentionStore } from '../store/store.ts';
 
 export interface PruneOptions {
   readonly store: RetentionStore;
-  /** Deletes an execution's files (its workspace) once its rows are gone. */
-  readonly removeFiles: (executionId: string) => Promise<void>;
+  /** Called for each execution once its rows are gone: its files (its workspace) go, copies kept of it too. */
+  readonly onDeleted: (executionId: string) => Promise<void>;
   /** Finished executions that ended longer ago than this are deleted. */
   readonly retentionMs: number;
   readonly clock: () => Date;
@@ -24,7 +24,7 @@ export async function pruneFinished(options: PruneOptions): Promise<number> {
   let deleted = 0;
   for (;;) {
     const ids = await options.store.deleteFinishedBefore(before, batchSize);
-    for (const id of ids) await options.removeFiles(id);
+    for (const id of ids) await options.onDeleted(id);
     deleted += ids.length;
     if (ids.length < batchSize) return deleted;
     await new Promise((resolve) => setImmediate(resolve));

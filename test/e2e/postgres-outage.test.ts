@@ -114,5 +114,10 @@ describe('PostgreSQL down and back under load (a cluster of the test own)', () =
       return load.accepted.every((id) => delivered.has(id));
     });
     for (const crewd of processes) expect(crewd.child.exitCode).toBeNull();
+    // The operator sees the outage counted, and the queue drained.
+    const metrics = await apiClient(processes[0]!.url).get('/metrics');
+    const unreachable = /crewd_store_errors_total\{kind="unreachable"\} (\d+)/.exec(metrics.body as string);
+    expect(Number(unreachable?.[1])).toBeGreaterThan(0);
+    expect(metrics.body).toContain('crewd_queue_depth 0');
   }, 240_000);
 });

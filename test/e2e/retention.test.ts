@@ -79,6 +79,30 @@ describe('retention', () => {
     }
   }, 120_000);
 
+  it('deletes while serving, and no longer answers a status it had read before', async () => {
+    const clock = movableClock();
+    const database = tempDatabase();
+    const crewd = await startCrewd({
+      crewDir: plainCrew,
+      database,
+      modelUrl: model.url,
+      clock: clock.now,
+      env: { CREWD_RETENTION: '10s' },
+    });
+    try {
+      const api = apiClient(crewd.url);
+      const kickoff = await api.post('/kickoff', { inputs: { topic: 'soon gone' } });
+      const id = kickoff.body.kickoff_id as string;
+      await api.waitForState(id, ['SUCCESS']);
+      clock.advance(11_000);
+      // Passes run every second with a 10 s period.
+      await until(async () => (await api.get(`/status/${id}`)).status === 404);
+      expect((await api.get('/executions')).body.items).toEqual([]);
+    } finally {
+      await crewd.close();
+    }
+  }, 120_000);
+
   it('refuses a CREWD_RETENTION that is not a period', async () => {
     const serve = await runCrewd(['serve', plainCrew, '--port', '0', '--database', tempDatabase()], {
       env: { CREWD_RETENTION: '30 days', OPENAI_BASE_URL: model.url, OPENAI_API_KEY: 'sk-test' },
