@@ -20,11 +20,24 @@ afterAll(async () => {
   await model.close();
 });
 
-/** Runs executions to the end on a server whose clock reads `clock`, each with a file in its workspace. */
-async function finishedExecutions(database: string, clock: () => Date, count: number): Promise<string[]> {
-  const crewd = await startCrewd({ crewDir: plainCrew, database, modelUrl: model.url, clock });
+/** Runs `use` with a server of the plain crew on `database` whose clock reads `clock`, and closes it after. */
+async function withCrewd<T>(
+  database: string,
+  clock: () => Date,
+  env: Readonly<Record<string, string>>,
+  use: (api: ReturnType<typeof apiClient>) => Promise<T>,
+): Promise<T> {
+  const crewd = await startCrewd({ crewDir: plainCrew, database, modelUrl: model.url, clock, env });
   try {
-    const api = apiClient(crewd.url);
+    return await use(apiClient(crewd.url));
+  } finally {
+    await crewd.close();
+  }
+}
+
+/** Runs executions to the end on a server whose clock reads `clock`, each with a file in its workspace. */
+function finishedExecutions(database: string, clock: () => Date, count: number): Promise<string[]> {
+  return withCrewd(database, clock, {}, async (api) => {
     const ids: string[] = [];
     for (let index = 0; index < count; index += 1) {
       const kickoff = await api.post('/kickoff', { inputs: { topic: `kept ${index}` } });
@@ -36,9 +49,7 @@ async function finishedExecutions(database: string, clock: () => Date, count: nu
       ids.push(id);
     }
     return ids;
-  } finally {
-    await crewd.close();
-  }
+  });
 }
 
 const workspaceOf = (database: string, id: string): string => join(dirname(database), 'workspace', id);
@@ -52,15 +63,7 @@ describe('retention', () => {
     const recent = await finishedExecutions(database, clock.now, 1);
     clock.advance(11 * dayMs);
 
-    const crewd = await startCrewd({
-      crewDir: plainCrew,
-      database,
-      modelUrl: model.url,
-      clock: clock.now,
-      env: { CREWD_RETENTION: '30d' },
-    });
-    try {
-      const api = apiClient(crewd.url);
+    await withCrewd(database, clock.now, { CREWD_RETENTION: '30d' }, async (api) => {
       // The files go right after their execution's rows.
       await until(() => old.every((id) => !existsSync(workspaceOf(database, id))));
       for (const id of old) {
@@ -74,23 +77,13 @@ describe('retention', () => {
       }
       const listed = await api.get('/executions');
       expect(listed.body.items.map((item: { kickoff_id: string }) => item.kickoff_id)).toEqual(recent);
-    } finally {
-      await crewd.close();
-    }
+    });
   }, 120_000);
 
   it('deletes while serving, and no longer answers a status it had read before', async () => {
     const clock = movableClock();
     const database = tempDatabase();
-    const crewd = await startCrewd({
-      crewDir: plainCrew,
-      database,
-      modelUrl: model.url,
-      clock: clock.now,
-      env: { CREWD_RETENTION: '10s' },
-    });
-    try {
-      const api = apiClient(crewd.url);
+    await withCrewd(database, clock.now, { CREWD_RETENTION: '10s' }, async (api) => {
       const kickoff = await api.post('/kickoff', { inputs: { topic: 'soon gone' } });
       const id = kickoff.body.kickoff_id as string;
       await api.waitForState(id, ['SUCCESS']);
@@ -98,9 +91,7 @@ describe('retention', () => {
       // Passes run every second with a 10 s period.
       await until(async () => (await api.get(`/status/${id}`)).status === 404);
       expect((await api.get('/executions')).body.items).toEqual([]);
-    } finally {
-      await crewd.close();
-    }
+    });
   }, 120_000);
 
   it('refuses a CREWD_RETENTION that is not a period', async () => {
@@ -131,14 +122,10 @@ describe('crewd prune', () => {
     const again = await runCrewd(['prune', '--database', database], { env: { CREWD_RETENTION: '30d' } });
     expect(again.stdout).toBe('Deleted 0 finished executions older than 30d\n');
 
-    const crewd = await startCrewd({ crewDir: plainCrew, database, modelUrl: model.url });
-    try {
-      const api = apiClient(crewd.url);
+    await withCrewd(database, clock.now, {}, async (api) => {
       expect((await api.get(`/status/${old[0]!}`)).status).toBe(404);
       expect((await api.get(`/status/${recent[0]!}`)).body.state).toBe('SUCCESS');
-    } finally {
-      await crewd.close();
-    }
+    });
   }, 120_000);
 
   it('asks for a period when neither --older-than nor CREWD_RETENTION gives one', async () => {
