@@ -49,8 +49,16 @@ const plans: readonly FigurePlan[] = [
   { id: '8', name: '8 MCP tool call, stdio', script: 'mcp-tool-call.ts', target: '<= 1 ms' },
   {
     id: '12',
-    name: '12 reads with 1,000,000 stored',
+    name: '12 reads with 1,000,000 stored, SQLite',
     script: 'large-store.ts',
+    env: { BENCH_STORE: 'sqlite' },
+    target: '<= 1.5x of 1,000 stored',
+  },
+  {
+    id: '12',
+    name: '12 reads with 1,000,000 stored, PostgreSQL',
+    script: 'large-store.ts',
+    env: { BENCH_STORE: 'postgres' },
     target: '<= 1.5x of 1,000 stored',
   },
 ];

@@ -1,10 +1,12 @@
-// Figure 12: GET /status and GET /executions p99 with 1,000,000 executions stored, against the same with 1,000
-// (SQLite). The rows past the first are copies of a real one inserted straight into the file, so setting up a
-// million takes seconds, not the hours kicking them off would.
+// Figure 12: GET /status and GET /executions p99 with 1,000,000 executions stored, against the same with 1,000, on
+// the store BENCH_STORE names (sqlite or postgres). The rows past the first are copies of a real one inserted
+// straight into the database, so setting up a million takes a minute, not the hours kicking them off would.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import pg from 'pg';
+import { createTestDatabase } from '../../test/support/postgres-database.ts';
 import { crewDirs } from '../lib/crew-dirs.ts';
 import { crewdClient } from '../lib/crewd-client.ts';
 import { benchToken, profileArgs, startCrewdServer } from '../lib/crewd-server.ts';
@@ -14,27 +16,37 @@ import { runFigure } from '../lib/figure-main.ts';
 import { generateLoad } from '../lib/generate-load.ts';
 import { percentile } from '../lib/stats.ts';
 
-const figure = '12 reads with 1,000,000 executions stored';
+const postgres = process.env.BENCH_STORE === 'postgres';
+const figure = `12 reads with 1,000,000 executions stored, ${postgres ? 'PostgreSQL' : 'SQLite'}`;
 const connections = 20;
 const target = '<= 1.5x of 1,000 stored';
 
-/** Copies the execution `templateId` into `count` finished executions, each a second older than the one before. */
-function insertCopies(file: string, templateId: string, count: number): void {
+/** The columns of a copy: a finished execution a second older than the one before, else as the template. */
+function copiedValues(columns: readonly string[], olderBy: string): string[] {
+  const replaced: Record<string, string> = {
+    id: "'bulk-' || lpad(n.i::text, 9, '0')",
+    state: "'SUCCESS'",
+    pending: 'NULL',
+    idempotency_key: 'NULL',
+    lease_owner: 'NULL',
+    lease_until: 'NULL',
+    created_at: olderBy,
+    updated_at: olderBy,
+    finished_at: olderBy,
+  };
+  return columns.map((column) => replaced[column] ?? `template.${column}`);
+}
+
+/** Copies the execution `templateId` into `count` finished executions in a SQLite file. */
+function insertSqliteCopies(file: string, templateId: string, count: number): void {
   const db = new Database(file);
   try {
     const columns = (db.pragma('table_info(executions)') as { name: string }[]).map((column) => column.name);
-    const replaced: Record<string, string> = {
-      id: "printf('bulk-%09d', n.i)",
-      state: "'SUCCESS'",
-      pending: 'NULL',
-      idempotency_key: 'NULL',
-      lease_owner: 'NULL',
-      lease_until: 'NULL',
-      created_at: "strftime('%Y-%m-%dT%H:%M:%fZ', '2025-01-01', '-' || n.i || ' seconds')",
-      updated_at: "strftime('%Y-%m-%dT%H:%M:%fZ', '2025-01-01', '-' || n.i || ' seconds')",
-      finished_at: "strftime('%Y-%m-%dT%H:%M:%fZ', '2025-01-01', '-' || n.i || ' seconds')",
-    };
-    const values = columns.map((column) => replaced[column] ?? `template.${column}`);
+    const values = copiedValues(
+      columns,
+      "strftime('%Y-%m-%dT%H:%M:%fZ', '2025-01-01', '-' || n.i || ' seconds')",
+    );
+    values[columns.indexOf('id')] = "printf('bulk-%09d', n.i)";
     db.exec(`
       WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ${count})
       INSERT INTO executions (${columns.join(', ')})
@@ -42,6 +54,28 @@ function insertCopies(file: string, templateId: string, count: number): void {
     db.pragma('wal_checkpoint(TRUNCATE)');
   } finally {
     db.close();
+  }
+}
+
+/** The same in PostgreSQL, then fresh planner statistics, as autovacuum would gather soon after. */
+async function insertPostgresCopies(url: string, templateId: string, count: number): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ column_name: string }>(
+      "SELECT column_name FROM information_schema.columns WHERE table_name = 'executions' ORDER BY ordinal_position",
+    );
+    const columns = rows.map((row) => row.column_name);
+    const values = copiedValues(columns, "timestamptz '2025-01-01' - n.i * interval '1 second'");
+    await client.query(
+      `INSERT INTO executions (${columns.join(', ')})
+       SELECT ${values.join(', ')} FROM generate_series(1, ${count}) AS n(i), executions AS template
+       WHERE template.id = $1`,
+      [templateId],
+    );
+    await client.query('VACUUM ANALYZE executions');
+  } finally {
+    await client.end();
   }
 }
 
@@ -59,7 +93,8 @@ async function measure(
   profileDir?: string,
 ): Promise<Reads> {
   const directory = mkdtempSync(join(tmpdir(), 'crewd-bench-large-'));
-  const database = join(directory, 'crewd.db');
+  const scratch = postgres ? await createTestDatabase() : undefined;
+  const database = scratch?.url ?? join(directory, 'crewd.db');
   try {
     const setup = await startCrewdServer({ crewDir: crewDirs.signOff, modelUrl, database });
     const setupClient = crewdClient(setup.url);
@@ -67,7 +102,8 @@ async function measure(
     if ((await setupClient.waitForState(paused, ['PAUSED'])) !== 'PAUSED') throw new Error('no pause');
     await setupClient.close();
     await setup.stop();
-    insertCopies(database, paused, stored - 1);
+    if (postgres) await insertPostgresCopies(database, paused, stored - 1);
+    else insertSqliteCopies(database, paused, stored - 1);
 
     const server = await startCrewdServer({
       crewDir: crewDirs.signOff,
@@ -94,6 +130,7 @@ async function measure(
     }
   } finally {
     rmSync(directory, { recursive: true, force: true });
+    await scratch?.drop();
   }
 }
 
@@ -113,7 +150,7 @@ runFigure({ figure, metric: 'p99 ms', target }, async ({ quick, profileDir }) =>
       ratio: value / baseline,
       target,
       met: big.clean && small.clean && value / baseline <= 1.5,
-      note: `SQLite, ${connections} connections; a paused execution (read from the store each time), first page of 20`,
+      note: `${connections} connections; a paused execution (read from the store each time), first page of 20`,
     });
     return [
       row('GET /status/{id}', big.statusP99, small.statusP99),
