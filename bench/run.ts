@@ -68,6 +68,20 @@ const plans: readonly FigurePlan[] = [
     script: 'several-processes.ts',
     target: '<= 2 s; p99 <= 50 ms',
   },
+  {
+    id: '11',
+    name: '11 reads with 1,000,000 stored, SQLite',
+    script: 'large-store.ts',
+    env: { BENCH_STORE: 'sqlite' },
+    target: '<= 1.5x of 1,000 stored',
+  },
+  {
+    id: '11',
+    name: '11 reads with 1,000,000 stored, PostgreSQL',
+    script: 'large-store.ts',
+    env: { BENCH_STORE: 'postgres' },
+    target: '<= 1.5x of 1,000 stored',
+  },
 ];
 
 const { values } = parseArgs({

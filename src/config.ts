@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseDuration } from './domain/duration.ts';
 import { CrewdError } from './domain/errors.ts';
 
 /** Settings of `crewd serve`, from flags and environment variables (flags win). */
@@ -33,6 +34,8 @@ export interface ServeConfig {
   readonly claimScanMs: number;
   /** Open connections one client address may hold (0: no cap); behind a proxy every client shares its address. */
   readonly connectionsPerAddress: number;
+  /** Finished executions older than this are deleted (`CREWD_RETENTION`); kept forever when absent. */
+  readonly retentionMs?: number;
 }
 
 export interface ServeFlags {
@@ -114,13 +117,27 @@ export function readServeConfig(
     throw new CrewdError('CONFIG_INVALID', first?.message ?? 'invalid configuration');
   }
   const { webhookAllowPrivate, ...rest } = parsed.data;
+  const retention = nonEmpty(env.CREWD_RETENTION);
   return {
     ...rest,
+    ...(retention === undefined ? {} : { retentionMs: readRetention(retention, 'CREWD_RETENTION') }),
     crewDir,
     ...(flags.crew === undefined ? {} : { crewName: flags.crew }),
     ...(flags.allowPartial === true ? { allowPartial: true } : {}),
     webhookAllowPrivate: webhookAllowPrivate === '1' || webhookAllowPrivate === 'true',
   };
+}
+
+/** A retention period such as `30d` or `12h`; `name` (the flag or variable) is what a wrong value is blamed on. */
+export function readRetention(text: string, name: string): number {
+  const ms = parseDuration(text);
+  if (ms === undefined) {
+    throw new CrewdError(
+      'CONFIG_INVALID',
+      `${name} must be a whole number and a unit (s, m, h, d or w), such as 30d or 12h`,
+    );
+  }
+  return ms;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { pino, type Logger } from 'pino';
 import { buildServer } from './api/build-server.ts';
+import { UnavailableLog } from './api/unavailable-log.ts';
 import type { ServeConfig } from './config.ts';
 import { loadCrew } from './crew/load-crew.ts';
 import { refusePartialCrew } from './crew/refuse-partial-crew.ts';
@@ -10,6 +11,7 @@ import type { RateLimiter } from './engine/rate-limiter.ts';
 import { createModelResolver } from './llm/resolve-model.ts';
 import { CoordinationMetrics } from './observability/coordination-metrics.ts';
 import { Metrics } from './observability/metrics.ts';
+import { countingStoreErrors } from './observability/store-error-counter.ts';
 import { CrewService } from './service/crew-service.ts';
 import { createLocalDispatcher } from './service/dispatcher.ts';
 import { followOtherProcesses } from './service/cross-process-changes.ts';
@@ -20,9 +22,11 @@ import { Notifications } from './service/notifications.ts';
 import { createTokenService, type TokenService } from './service/token-service.ts';
 import { openStore } from './open-store.ts';
 import { newProcessId } from './store/process-identity.ts';
-import type { ExecutionChange, NewExecutionEvent } from './store/store.ts';
+import { scheduleRetention, type RetentionSchedule } from './service/retention.ts';
+import type { ExecutionChange, NewExecutionEvent, Store } from './store/store.ts';
+import { isStoreUnavailable } from './store/store-unavailable.ts';
 import { openCrewTools } from './tools/open-crew-tools.ts';
-import { workspaceRoot } from './workspace/execution-workspace.ts';
+import { removeExecutionWorkspace, workspaceRoot } from './workspace/execution-workspace.ts';
 import { createDeliveryWorker } from './webhooks/delivery-worker.ts';
 import { parseRetrySchedule } from './webhooks/retry-schedule.ts';
 
@@ -80,13 +84,28 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
   const schedule = parseRetrySchedule(config.webhookRetrySchedule);
   // This process's name on the leases it holds, its liveness lock and its notices.
   const processId = newProcessId();
-  const store = await openStore(config.database, {
+  const metrics = new Metrics(
+    { countByState: () => store.countByState(), countFailedDeliveries: () => store.countFailedMessages() },
+    { processMetrics: true },
+  );
+  const opened = await openStore(config.database, {
     processId,
     onError: (error) => logger.error({ err: error }, 'store background work failed'),
   }).catch(async (error: unknown) => {
     await tools.close();
     throw error;
   });
+  const store = countingStoreErrors(opened, (kind) => metrics.observeStoreError(kind));
+  // Work outside requests (running executions, recovery, webhooks) waits out an outage; it says so once in a while.
+  const outageLog = new UnavailableLog(
+    logger,
+    () => clock().getTime(),
+    'the database is unavailable; waiting for it to come back',
+  );
+  const quietDuringOutages = (work: string, error: unknown, message: string): void => {
+    if (isStoreUnavailable(error)) outageLog.record(error, work);
+    else logger.warn({ err: error }, message);
+  };
   try {
     await store.migrate();
   } catch (error) {
@@ -99,10 +118,6 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
   if (config.orgToken !== undefined) {
     await tokens.register(config.orgToken, { kind: 'org', name: 'CREWD_ORG_TOKEN' });
   }
-  const metrics = new Metrics(
-    { countByState: () => store.countByState(), countFailedDeliveries: () => store.countFailedMessages() },
-    { processMetrics: true },
-  );
   const coordination = new CoordinationMetrics(metrics.registry, () => runner.running);
   const worker = createDeliveryWorker({
     store,
@@ -110,7 +125,12 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
     allowPrivate: config.webhookAllowPrivate,
     schedule,
     clock,
-    logger,
+    logger: {
+      warn: (details, message) => {
+        if (isStoreUnavailable(details.err)) outageLog.record(details.err, 'webhooks');
+        else logger.warn(details, message);
+      },
+    },
   });
   const events = new EventHub();
   const onCommitted = (execution: Execution, change: ExecutionChange): void => {
@@ -132,7 +152,9 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
       onModelCall: (model, seconds, usage) => metrics.observeModelCall(model, seconds, usage),
       onTaskEnd: (seconds) => metrics.observeTask(seconds),
       onCommitted,
-      onLeaseRenewalFailed: (error) => logger.warn({ err: error }, 'could not renew execution leases'),
+      onLeaseRenewalFailed: (error) =>
+        quietDuringOutages('lease renewal', error, 'could not renew execution leases'),
+      onStoreUnavailable: (error) => outageLog.record(error, 'executions'),
     },
     lease,
     limiter: options.rateLimiter,
@@ -157,7 +179,7 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
         logger.info({ taken: taken.length }, 'continuing executions of a stopped process');
       coordination.observeTakeovers(taken.length);
     },
-    onError: (error) => logger.warn({ err: error }, 'could not claim executions'),
+    onError: (error) => quietDuringOutages('claims', error, 'could not claim executions'),
   });
   const service = new CrewService({
     crew,
@@ -208,12 +230,19 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   worker.start();
   await claims.start();
+  const retention = startRetention(config, {
+    store,
+    clock,
+    logger,
+    forget: (id) => service.forgetDeleted(id),
+  });
 
   return {
     url,
     startupToken,
     async close() {
       claims.stop();
+      await retention?.stop();
       runner.beginShutdown();
       // Open requests share the grace period with running tasks; a client still sending after it (or never
       // finishing its request) has its connection closed, so it cannot hold the shutdown.
@@ -231,6 +260,36 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
       await store.close();
     },
   };
+}
+
+/** With `CREWD_RETENTION`, deletes finished executions older than that now and then; none without it. */
+function startRetention(
+  config: ServeConfig,
+  {
+    store,
+    clock,
+    logger,
+    forget,
+  }: { store: Store; clock: () => Date; logger: Logger; forget: (id: string) => void },
+): RetentionSchedule | undefined {
+  const { retentionMs } = config;
+  if (retentionMs === undefined) return undefined;
+  const root = workspaceRoot(config.database);
+  return scheduleRetention({
+    store,
+    onDeleted: (id) => {
+      forget(id);
+      return removeExecutionWorkspace(root, id);
+    },
+    retentionMs,
+    clock,
+    // Often enough that nothing stays much past its time, never more than hourly or less than each second.
+    everyMs: Math.min(3_600_000, Math.max(1_000, retentionMs / 10)),
+    onPass: (deleted) => {
+      if (deleted > 0) logger.info({ deleted }, 'deleted finished executions past the retention period');
+    },
+    onError: (error) => logger.warn({ err: error }, 'could not delete old executions; trying again later'),
+  });
 }
 
 /**

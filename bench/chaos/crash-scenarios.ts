@@ -3,7 +3,7 @@ import { benchToken } from '../lib/crewd-server.ts';
 import type { ChaosRow } from './chaos-row.ts';
 import { spawnChaosServer } from './chaos-server.ts';
 import { call, isServerError, settle } from './http-client.ts';
-import type { OwnPostgres } from './own-postgres.ts';
+import type { OwnPostgres } from '../../test/support/own-postgres.ts';
 
 export interface CrashOptions {
   readonly crewDir: string;

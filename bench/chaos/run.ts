@@ -10,7 +10,7 @@ import { spawnChaosServer } from './chaos-server.ts';
 import { databaseRestart, killUnderLoad, shutdownWithSlowClients } from './crash-scenarios.ts';
 import { forgedFeedback, slowReceiver } from './delivery-and-prompts.ts';
 import { metaMemory, slowBodyFlood } from './http-attacks.ts';
-import { startOwnPostgres } from './own-postgres.ts';
+import { startOwnPostgres } from '../../test/support/own-postgres.ts';
 
 let received = 0;
 const prompts: string[] = [];

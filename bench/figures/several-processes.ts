@@ -11,7 +11,7 @@ import { benchToken, startCrewdServer, type CrewdServer } from '../lib/crewd-ser
 import { runFigure } from '../lib/figure-main.ts';
 import { median, percentile, spread } from '../lib/stats.ts';
 
-const figure = '9 several processes, PostgreSQL';
+const figure = '10 several processes, PostgreSQL';
 // Long enough that only the dead process's liveness lock explains a takeover.
 const env = { CREWD_EXECUTION_LEASE_MS: '300000' };
 

@@ -4,6 +4,7 @@ import { CrewdError, isCrewdError } from '../domain/errors.ts';
 import type { ErrorCode } from '../domain/errors.ts';
 import { errorTitleByCode, httpStatusOf } from './http-status.ts';
 import type { ErrorBody } from './response-schemas.ts';
+import { isStoreUnavailable } from '../store/store-unavailable.ts';
 import { UnavailableLog } from './unavailable-log.ts';
 
 export interface ErrorResponse {
@@ -16,6 +17,9 @@ const serverFaultMessages: Partial<Record<ErrorCode, string>> = {
   DEPENDENCY_UNAVAILABLE: 'A service crewd depends on is unavailable; try again later',
 };
 const internalMessage = 'Internal server error';
+
+/** Seconds a client is asked to wait before trying a request answered 503 again. */
+export const unavailableRetryAfterSeconds = 5;
 
 /** Messages the contract fixes word for word, whatever the raising code said. */
 const contractMessages: Partial<Record<ErrorCode, string>> = {
@@ -57,13 +61,17 @@ function fromCrewdError(error: CrewdError): ErrorResponse {
   const serverFault = status >= 500;
   const body: ErrorBody = {
     error: errorTitleByCode[error.code],
-    message: serverFault
-      ? (serverFaultMessages[error.code] ?? internalMessage)
-      : (contractMessages[error.code] ?? error.message),
+    message: serverFault ? serverFaultMessage(error) : (contractMessages[error.code] ?? error.message),
     code: error.code,
   };
   if (!serverFault && error.details !== undefined) body.details = error.details;
   return { status, body };
+}
+
+/** A store outage says which (its message names no address or path); other server faults stay generic. */
+function serverFaultMessage(error: CrewdError): string {
+  if (isStoreUnavailable(error)) return `${error.message}; try again later`;
+  return serverFaultMessages[error.code] ?? internalMessage;
 }
 
 function frameworkErrorOf(error: unknown): (typeof frameworkErrors)[string] | undefined {
@@ -128,6 +136,7 @@ export function installErrorHandling(app: FastifyInstance, now: () => number): v
     const response = toErrorResponse(error);
     if (response.status === 503) {
       unavailable.record(error, request.routeOptions.url);
+      void reply.header('retry-after', String(unavailableRetryAfterSeconds));
     } else if (response.status >= 500) {
       request.log.error(
         { err: error, method: request.method, route: request.routeOptions.url },

@@ -4,6 +4,7 @@ import { registerCheckCommand } from './check-command.ts';
 import { registerClientCommands } from './client-commands.ts';
 import { describeError } from './describe-error.ts';
 import { registerInitCommand } from './init-command.ts';
+import { registerPruneCommand } from './prune-command.ts';
 import { registerRunCommand } from './run-command.ts';
 import { registerServeCommand } from './serve-command.ts';
 import { registerTokensCommand } from './tokens-command.ts';
@@ -23,6 +24,7 @@ async function main(context: CliContext, argv: readonly string[]): Promise<numbe
   registerRunCommand(program, context);
   registerCheckCommand(program, context);
   registerTokensCommand(program, context);
+  registerPruneCommand(program, context);
   registerClientCommands(program, context);
   registerInitCommand(program, context);
   try {

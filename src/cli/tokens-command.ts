@@ -1,12 +1,10 @@
 import type { Command } from 'commander';
-import { defaultDatabasePath } from '../config.ts';
 import { CrewdError } from '../domain/errors.ts';
 import { createTokenService } from '../service/token-service.ts';
 import type { TokenService } from '../service/token-service.ts';
 import type { TokenRecord } from '../store/store.ts';
 import type { CliContext } from './cli-context.ts';
-import { explainFailure } from './describe-error.ts';
-import { openStore } from '../open-store.ts';
+import { commandDatabase, withStore } from './with-store.ts';
 
 interface DatabaseOptions {
   readonly database?: string;
@@ -64,24 +62,15 @@ export function registerTokensCommand(program: Command, context: CliContext): vo
     );
 }
 
-/** Opens the database, brings its schema up to date, runs `work` and closes it again. */
-async function withTokens(
+/** Runs `work` with the token service on the command's database. */
+function withTokens(
   options: DatabaseOptions,
   context: CliContext,
   work: (service: TokenService) => Promise<void>,
 ): Promise<void> {
-  const database = options.database ?? nonEmpty(context.env.CREWD_DATABASE_URL) ?? defaultDatabasePath;
-  try {
-    const store = await openStore(database);
-    try {
-      await store.migrate();
-      await work(createTokenService({ store, clock: () => new Date() }));
-    } finally {
-      await store.close();
-    }
-  } catch (error) {
-    throw explainFailure(error, { database });
-  }
+  return withStore(commandDatabase(options.database, context), (store) =>
+    work(createTokenService({ store, clock: () => new Date() })),
+  );
 }
 
 function tokenTable(records: readonly TokenRecord[]): string {
@@ -104,8 +93,4 @@ function tokenTable(records: readonly TokenRecord[]): string {
       .join('  ')
       .trimEnd();
   return `${[header, ...rows].map(format).join('\n')}\n`;
-}
-
-function nonEmpty(value: string | undefined): string | undefined {
-  return value === undefined || value === '' ? undefined : value;
 }

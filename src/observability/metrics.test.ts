@@ -29,6 +29,36 @@ describe('Metrics', () => {
     expect(text).toContain('crewd_webhook_deliveries_failed 2');
   });
 
+  it('reports the queue depth (PENDING executions) from one count per scrape', async () => {
+    let counts = 0;
+    const metrics = new Metrics({
+      countByState: () => {
+        counts += 1;
+        return Promise.resolve({ PENDING: 12, RUNNING: 3, PAUSED: 0, SUCCESS: 0, FAILED: 0, REVOKED: 0 });
+      },
+    });
+
+    const text = await metrics.render();
+
+    expect(text).toContain('crewd_queue_depth 12');
+    expect(text).toContain('crewd_executions{state="PENDING"} 12');
+    expect(counts).toBe(1);
+  });
+
+  it('counts store errors by kind, every kind shown from the start', async () => {
+    const metrics = new Metrics();
+    metrics.observeStoreError('unreachable');
+    metrics.observeStoreError('unreachable');
+    metrics.observeStoreError('disk-full');
+
+    const text = await metrics.render();
+
+    expect(text).toContain('crewd_store_errors_total{kind="unreachable"} 2');
+    expect(text).toContain('crewd_store_errors_total{kind="disk-full"} 1');
+    expect(text).toContain('crewd_store_errors_total{kind="read-only"} 0');
+    expect(text).toContain('crewd_store_errors_total{kind="rejected"} 0');
+  });
+
   it('still renders when the store cannot be counted', async () => {
     const metrics = new Metrics({
       countByState: () => Promise.reject(new Error('store down')),

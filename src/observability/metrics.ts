@@ -2,6 +2,10 @@ import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom
 import { executionStates } from '../domain/execution.ts';
 import type { ExecutionState } from '../domain/execution.ts';
 import type { TokenUsage } from '../domain/usage.ts';
+import { storeUnavailableReasons } from '../store/store-unavailable.ts';
+
+/** What a store error was: one of the outages, or `rejected` (the database refused a statement). */
+export type StoreErrorKind = (typeof storeUnavailableReasons)[number] | 'rejected';
 
 /** Where the gauges read their values at scrape time. */
 export interface MetricsSources {
@@ -28,6 +32,7 @@ export class Metrics {
   readonly #taskDuration: Histogram;
   readonly #modelCallDuration: Histogram<'model'>;
   readonly #tokens: Counter<'model' | 'kind'>;
+  readonly #storeErrors: Counter<'kind'>;
 
   constructor(sources: MetricsSources = {}, options: MetricsOptions = {}) {
     const registers = [this.registry];
@@ -63,7 +68,24 @@ export class Metrics {
       labelNames: ['model', 'kind'],
       registers,
     });
-    const countByState = sources.countByState;
+    this.#storeErrors = new Counter({
+      name: 'crewd_store_errors_total',
+      help: 'Store operations that failed, by kind: unreachable, busy, disk-full, read-only, io-error or rejected',
+      labelNames: ['kind'],
+      registers,
+    });
+    for (const kind of [...storeUnavailableReasons, 'rejected']) this.#storeErrors.inc({ kind }, 0);
+    const countByState = sharedWhileRunning(sources.countByState);
+    new Gauge({
+      name: 'crewd_queue_depth',
+      help: 'Executions waiting to start (PENDING) across every process sharing the store',
+      registers,
+      async collect() {
+        if (countByState === undefined) return;
+        const counts = await countByState().catch(() => null);
+        if (counts !== null) this.set(counts.PENDING ?? 0);
+      },
+    });
     new Gauge({
       name: 'crewd_executions',
       help: 'Executions in the store, by state',
@@ -107,6 +129,10 @@ export class Metrics {
     this.#tokens.inc({ model, kind: 'completion' }, usage.completionTokens);
   }
 
+  observeStoreError(kind: StoreErrorKind): void {
+    this.#storeErrors.inc({ kind });
+  }
+
   get contentType(): string {
     return this.registry.contentType;
   }
@@ -115,4 +141,14 @@ export class Metrics {
   render(): Promise<string> {
     return this.registry.metrics();
   }
+}
+
+/** One call at a time: gauges collected in the same scrape share one count instead of querying the store each. */
+function sharedWhileRunning<T>(read: (() => Promise<T>) | undefined): (() => Promise<T>) | undefined {
+  if (read === undefined) return undefined;
+  let running: Promise<T> | undefined;
+  return () =>
+    (running ??= read().finally(() => {
+      running = undefined;
+    }));
 }

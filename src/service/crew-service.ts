@@ -75,6 +75,11 @@ export class CrewService implements ExecutionService {
     this.crew = deps.crew;
   }
 
+  /** Forgets a copy kept of an execution that was deleted, so it is not served from memory any more. */
+  forgetDeleted(executionId: string): void {
+    this.#recent.forget(executionId);
+  }
+
   /**
    * A lease for work this process will start at once, or nothing when it is full: the execution then waits
    * unleased, for a process with room to claim it.

@@ -5,9 +5,11 @@ import type { TaskOutput } from '../domain/task-output.ts';
 import { addUsage, emptyUsage, type TokenUsage } from '../domain/usage.ts';
 import type { RunOutcome } from '../engine/run-crew-types.ts';
 import type { ExecutionChange, Store } from '../store/store.ts';
+import type { StoreUnavailableError } from '../store/store-unavailable.ts';
 import { eventRecord } from './event-records.ts';
 import { mergeChanges, projectChange } from './merge-changes.ts';
 import type { Notifications } from './notifications.ts';
+import { retryWhileUnavailable } from './retry-while-unavailable.ts';
 
 export interface RunnerObserver {
   onModelCall?(model: string, seconds: number, usage: TaskOutput['usage']): void;
@@ -15,6 +17,8 @@ export interface RunnerObserver {
   /** Called after every committed change with what the store returned, so watchers and the webhook worker learn of it. */
   onCommitted(execution: Execution, change: ExecutionChange): void;
   onLeaseRenewalFailed?(error: unknown): void;
+  /** Called each time a write or read of a running execution meets a store outage; it is retried. */
+  onStoreUnavailable?(error: StoreUnavailableError): void;
 }
 
 export interface LegDeps {
@@ -45,9 +49,14 @@ export class ExecutionLeg {
   /** Usage of the model calls since the last task's end: counted with the next one, or with a failure. */
   #unsettledUsage: TokenUsage = emptyUsage;
 
+  /**
+   * @param signal aborts the wait for a store that is down (a cancel, a takeover, the process stopping); a leg
+   * otherwise waits out an outage of any length, holding its progress, and goes on when the store is back.
+   */
   constructor(
     execution: Execution,
     private readonly deps: LegDeps,
+    private readonly signal?: AbortSignal,
   ) {
     this.#execution = execution;
     // A RUNNING execution is continued under the lease its claim took, renewed from the start.
@@ -238,10 +247,46 @@ export class ExecutionLeg {
       ...(streamed.length === 0 ? {} : { outbox: [...(merged.outbox ?? []), ...streamed] }),
       lease: { owner, until: releases ? null : new Date(merged.now.getTime() + durationMs) },
     };
-    const execution = await this.deps.store.applyChange(combined);
+    const execution = await this.#commit(combined);
     if (execution === null) throw new LegStopped();
     this.#holdsLease = !releases;
     this.#execution = execution;
     this.deps.observer.onCommitted(execution, combined);
   }
+
+  /**
+   * Applies the change, waiting out a store outage: an execution never fails because its database was down. A write
+   * cut off by the outage may have committed before its answer was lost, so before trying again the execution is
+   * read: still at the revision this leg knows, the write did not happen; one revision on with exactly this
+   * change's events and state, it did; anything else was written elsewhere (a cancel, a takeover), and the leg stops.
+   */
+  async #commit(change: ExecutionChange): Promise<Execution | null> {
+    const { store, observer } = this.deps;
+    const known = this.#execution;
+    const options = {
+      ...(this.signal === undefined ? {} : { signal: this.signal }),
+      onUnavailable: (error: StoreUnavailableError) => observer.onStoreUnavailable?.(error),
+    };
+    let interrupted = false;
+    return retryWhileUnavailable(async () => {
+      if (interrupted) {
+        const current = await store.getExecution(known.id);
+        if (current === null) return null;
+        if (current.revision !== known.revision) return isOutcomeOf(change, known, current) ? current : null;
+      }
+      interrupted = true;
+      const applied = await store.applyChange(change);
+      interrupted = false;
+      return applied;
+    }, options);
+  }
+}
+
+/** True when `current` is `known` with exactly `change` applied once. */
+function isOutcomeOf(change: ExecutionChange, known: Execution, current: Execution): boolean {
+  return (
+    current.revision === known.revision + 1 &&
+    current.lastEventSequence === known.lastEventSequence + (change.events?.length ?? 0) &&
+    current.state === (change.state ?? known.state)
+  );
 }

@@ -6,8 +6,10 @@ import { ToolCaches } from '../engine/tool-cache.ts';
 import type { ToolRegistry } from '../engine/tool.ts';
 import type { ModelResolver } from '../llm/chat-model.ts';
 import type { ExecutionNotice } from '../store/change-feed.ts';
+import { isStoreUnavailable, type StoreUnavailableError } from '../store/store-unavailable.ts';
 import { readStepJournal } from './read-step-journal.ts';
 import { ExecutionLeg, LegStopped, type LegDeps } from './execution-leg.ts';
+import { retryWhileUnavailable } from './retry-while-unavailable.ts';
 
 export type { RunnerObserver } from './execution-leg.ts';
 
@@ -91,7 +93,7 @@ export class ExecutionRunner {
     this.#runs.set(executionId, run);
     this.#renewal ??= setInterval(() => this.#renewLeases(), this.deps.lease.durationMs / 3).unref();
     try {
-      const start = await this.#leg(executionId);
+      const start = await this.#leg(executionId, controller.signal);
       if (start === null) return;
       const { leg, journal } = start;
       run.leg = leg;
@@ -120,6 +122,9 @@ export class ExecutionRunner {
         if (error instanceof LegStopped) return;
         // A shutdown leaves the execution RUNNING for recovery; a cancel was already recorded by cancel().
         if (controller.signal.aborted) return;
+        // A store outage is never the execution's failure: it stays RUNNING, and recovery continues it once the
+        // lease runs out.
+        if (isStoreUnavailable(error)) return;
         this.#toolCaches.drop(executionId);
         await leg.fail(error);
       }
@@ -157,17 +162,25 @@ export class ExecutionRunner {
    * The leg to run: a PENDING execution is claimed by the leg's first write, together with its first task's start;
    * a RUNNING one was running when the process last stopped and continues.
    */
-  async #leg(executionId: string): Promise<{ leg: ExecutionLeg; journal?: StepJournal } | null> {
-    const execution = await this.deps.store.getExecution(executionId);
+  async #leg(
+    executionId: string,
+    signal: AbortSignal,
+  ): Promise<{ leg: ExecutionLeg; journal?: StepJournal } | null> {
+    const { store, observer } = this.deps;
+    const whileDown = {
+      signal,
+      onUnavailable: (error: StoreUnavailableError) => observer.onStoreUnavailable?.(error),
+    };
+    const execution = await retryWhileUnavailable(() => store.getExecution(executionId), whileDown);
     if (execution === null) return null;
-    const leg = new ExecutionLeg(execution, this.deps);
+    const leg = new ExecutionLeg(execution, this.deps, signal);
     if (execution.state === 'PENDING') {
       leg.claim();
       return { leg };
     }
     if (execution.state !== 'RUNNING') return null;
     // Continuing after a crash or a handover: the task in flight goes on from its last completed step.
-    const journal = await readStepJournal(this.deps.store, execution);
+    const journal = await retryWhileUnavailable(() => readStepJournal(store, execution), whileDown);
     return journal === undefined ? { leg } : { leg, journal };
   }
 }

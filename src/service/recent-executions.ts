@@ -42,6 +42,11 @@ export class RecentExecutions {
     this.#bytes += bytes;
   }
 
+  /** Lets go of an execution that no longer exists (deleted by retention). */
+  forget(id: string): void {
+    this.#forget(id);
+  }
+
   #forget(id: string): void {
     const entry = this.#entries.get(id);
     if (entry === undefined) return;

@@ -14,7 +14,7 @@ import type { ChangeFeed } from './change-feed.ts';
  * The store port. Adapters (sqlite/, postgres/) implement it; it holds data and guarantees atomicity, while every
  * rule about what a change means lives in the service that calls it.
  */
-export interface Store extends ExecutionStore, EventStore, TokenStore, OutboxStore {
+export interface Store extends ExecutionStore, EventStore, TokenStore, OutboxStore, RetentionStore {
   /** Applies pending migrations; safe to call from several processes at once. */
   migrate(): Promise<void>;
   /**
@@ -267,4 +267,13 @@ export interface DeliveryRecord {
   readonly status: DeliveryStatus;
   readonly createdAt: Date;
   readonly attempts: readonly Omit<DeliveryAttempt, 'messageId'>[];
+}
+
+export interface RetentionStore {
+  /**
+   * Deletes up to `limit` finished executions (SUCCESS, FAILED, REVOKED) that ended before `before`, with their
+   * events, webhook messages and delivery attempts, in one transaction; returns their ids. Executions still
+   * running, waiting or paused are never deleted, however old.
+   */
+  deleteFinishedBefore(before: Date, limit: number): Promise<readonly string[]>;
 }

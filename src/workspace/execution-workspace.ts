@@ -1,3 +1,4 @@
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 
 /**
@@ -13,4 +14,9 @@ export function workspaceRoot(database: string): string {
 /** One execution's own directory under the workspace root. */
 export function executionWorkspace(root: string, executionId: string): string {
   return path.join(root, executionId);
+}
+
+/** Deletes one execution's directory and everything in it; nothing to do when it was never made. */
+export async function removeExecutionWorkspace(root: string, executionId: string): Promise<void> {
+  await rm(executionWorkspace(root, executionId), { recursive: true, force: true });
 }

@@ -7,6 +7,7 @@ import { describeExecutionListingContract } from './execution-listing-contract.t
 import { describeExecutionStoreContract } from './execution-store-contract.ts';
 import { describeOutboxStoreContract } from './outbox-store-contract.ts';
 import { at, newExecution, outboxMessage, taskOutput, tokenRecord } from './store-fixtures.ts';
+import { describeRetentionStoreContract } from './retention-store-contract.ts';
 import type { StoreHarness, StoreOpenOptions } from './store-harness.ts';
 import { describeTokenStoreContract } from './token-store-contract.ts';
 
@@ -95,5 +96,6 @@ export function describeStoreContract(
     describeExecutionClaimContract(harness);
     describeTokenStoreContract(harness);
     describeOutboxStoreContract(harness);
+    describeRetentionStoreContract(harness);
   });
 }

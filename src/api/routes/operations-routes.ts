@@ -1,5 +1,6 @@
 import type { ToolSourceStatus } from '../../tools/tool-source.ts';
 import { CrewdError } from '../../domain/errors.ts';
+import { isStoreUnavailable, StoreUnavailableError } from '../../store/store-unavailable.ts';
 import { callerOf } from '../bearer-auth.ts';
 import { healthSchema, readinessSchema } from '../response-schemas.ts';
 import { bearerSecurity } from './route-context.ts';
@@ -30,7 +31,8 @@ export function registerOperationsRoutes(app: ZodApp, context: OperationsContext
     {
       config: probe,
       schema: {
-        summary: 'The store answers (503 when it does not); which tool sources are up',
+        summary:
+          'The store answers and takes writes (503 saying why when it does not); which tool sources are up',
         response: { 200: readinessSchema },
       },
     },
@@ -67,7 +69,8 @@ async function withinTimeout(check: () => Promise<void>, timeoutMs: number): Pro
   try {
     await Promise.race([check(), timeout]);
   } catch (error) {
-    throw new CrewdError('DEPENDENCY_UNAVAILABLE', 'Store is not ready', { cause: error });
+    // The answer says why (unreachable, busy, disk full or read-only), in words that name no address or path.
+    throw isStoreUnavailable(error) ? error : new StoreUnavailableError('unreachable', error);
   } finally {
     clearTimeout(timer);
   }

@@ -1,4 +1,4 @@
-import { CrewdError } from '../../domain/errors.ts';
+import { StoreUnavailableError } from '../store-unavailable.ts';
 
 // Socket errors from Node, and SQLSTATEs for a server that is going away or refusing connections.
 const connectionErrorCodes = new Set([
@@ -17,7 +17,8 @@ const connectionErrorCodes = new Set([
 ]);
 
 // pg reports a dropped connection or a pool that could not connect in time without a code.
-const connectionErrorMessages = /Connection terminated|timeout exceeded when trying to connect/i;
+const connectionErrorMessages =
+  /Connection terminated|timeout exceeded when trying to connect|not queryable/i;
 
 /** True when the database could not be reached, as opposed to a statement it rejected. */
 export function isConnectionError(error: unknown): boolean {
@@ -28,10 +29,5 @@ export function isConnectionError(error: unknown): boolean {
 
 /** An unreachable database becomes a retryable `DEPENDENCY_UNAVAILABLE` (503); other errors pass unchanged. */
 export function toStoreError(error: unknown): unknown {
-  return isConnectionError(error)
-    ? new CrewdError('DEPENDENCY_UNAVAILABLE', 'The database is unavailable', {
-        retryable: true,
-        cause: error,
-      })
-    : error;
+  return isConnectionError(error) ? new StoreUnavailableError('unreachable', error) : error;
 }

@@ -8,6 +8,7 @@ import { isConnectionError, toStoreError } from './postgres-errors.ts';
 import { postgresChangeFeed } from './postgres-change-feed.ts';
 import { postgresExecutionStore } from './postgres-execution-store.ts';
 import { postgresOutboxStore } from './postgres-outbox-store.ts';
+import { postgresRetentionStore } from './postgres-retention-store.ts';
 import { postgresTokenStore } from './postgres-token-store.ts';
 
 export interface PostgresStoreOptions {
@@ -61,6 +62,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
     ...postgresTokenStore(context),
     ...postgresOutboxStore(context, processId),
     feed,
+    ...postgresRetentionStore(context),
     migrate: () => migratePostgres(pool),
     ping: async () => {
       await pool.query('SELECT 1').catch((error: unknown) => {

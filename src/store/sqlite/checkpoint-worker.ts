@@ -18,7 +18,13 @@ const { parentPort, workerData } = require('node:worker_threads');
 const Database = require(workerData.driver);
 const db = new Database(workerData.path, { timeout: workerData.busyTimeoutMs });
 db.pragma('synchronous = NORMAL');
-const timer = setInterval(() => db.pragma('wal_checkpoint(PASSIVE)'), workerData.intervalMs);
+const timer = setInterval(() => {
+  try {
+    db.pragma('wal_checkpoint(PASSIVE)');
+  } catch {
+    // A full, read-only or busy disk: the pages stay in the WAL, and the next checkpoint tries again.
+  }
+}, workerData.intervalMs);
 parentPort.once('message', () => {
   clearInterval(timer);
   db.close();

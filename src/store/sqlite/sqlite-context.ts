@@ -1,6 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { Row, RowDecoder } from '../row-decoder.ts';
 import { rowDecoder } from '../row-decoder.ts';
+import { isStoreUnavailable, type StoreUnavailableError } from '../store-unavailable.ts';
 import { storeError } from './store-error.ts';
 import { createLogSync, type LogSync } from './log-sync.ts';
 import type { WriteBatcher } from './write-batcher.ts';
@@ -16,11 +17,29 @@ export interface SqliteContext {
   readonly writes: WriteBatcher;
   /** Flushes the write-ahead log off the event loop; closed with the connection. */
   readonly log: LogSync;
+  /** Why the last write failed, while no write has succeeded since: the disk is full, read-only or failing. */
+  readonly outage: () => StoreUnavailableError | undefined;
 }
 
 export function createSqliteContext(db: Database.Database): SqliteContext {
   const statements = new Map<string, Database.Statement<unknown[], Row>>();
   const log = createLogSync(db);
+  const batcher = createWriteBatcher(db, () => log.sync());
+  let outage: StoreUnavailableError | undefined;
+  const writes: WriteBatcher = {
+    write: (work) =>
+      batcher.write(work).then(
+        (value) => {
+          outage = undefined;
+          return value;
+        },
+        (error: unknown) => {
+          if (isStoreUnavailable(error) && error.reason !== 'busy') outage = error;
+          throw error;
+        },
+      ),
+    flush: () => batcher.flush(),
+  };
   return {
     db,
     statement: (sql) => {
@@ -31,8 +50,9 @@ export function createSqliteContext(db: Database.Database): SqliteContext {
       }
       return statement;
     },
-    writes: createWriteBatcher(db, () => log.sync()),
+    writes,
     log,
+    outage: () => outage,
     decode: rowDecoder({
       json: (value) => JSON.parse(value as string) as unknown,
       date: (value) => new Date(value as string),

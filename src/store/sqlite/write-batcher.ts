@@ -65,7 +65,7 @@ export function createWriteBatcher(db: Database.Database, sync: () => Promise<vo
         });
       },
       (error: unknown) => {
-        for (const entry of batch) entry.reject(error);
+        for (const entry of batch) entry.reject(storeError(error));
       },
     );
   }

@@ -7,11 +7,19 @@ import { userInfo } from 'node:os';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-/** A PostgreSQL cluster of the chaos run's own, in a temporary directory on a free port: never the shared one. */
+/**
+ * A PostgreSQL cluster of a test's (or the chaos run's) own, in a temporary directory on a free port: never the
+ * shared one, so it can be stopped and started under crewd.
+ */
 export interface OwnPostgres {
   readonly url: string;
   /** Stops the cluster (fast shutdown: clients are disconnected) and starts it again; resolves once it is up. */
   restart(): Promise<void>;
+  /** Fast shutdown: clients are disconnected and new connections refused; resolves once it is down. */
+  down(): Promise<void>;
+  /** Starts the stopped cluster again; resolves once it accepts connections. */
+  up(): Promise<void>;
+  /** Stops the cluster for good and deletes its files. */
   stop(): void;
 }
 
@@ -42,7 +50,7 @@ async function asClusterUserLater(command: string, args: readonly string[]): Pro
 }
 
 export async function startOwnPostgres(): Promise<OwnPostgres> {
-  const directory = mkdtempSync(join(tmpdir(), 'crewd-chaos-pg-'));
+  const directory = mkdtempSync(join(tmpdir(), 'crewd-own-pg-'));
   chmodSync(directory, 0o755);
   const data = join(directory, 'data');
   mkdirSync(data);
@@ -57,14 +65,18 @@ export async function startOwnPostgres(): Promise<OwnPostgres> {
   const options = `-p ${port} -k ${directory} -c listen_addresses=127.0.0.1`;
   const startArgs = ['-D', data, '-o', options, '-l', join(directory, 'log'), '-w', 'start'];
   asClusterUser('pg_ctl', startArgs);
+  const down = (): Promise<void> => asClusterUserLater('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']);
+  const up = (): Promise<void> => asClusterUserLater('pg_ctl', startArgs);
   return {
     url: `postgres://crewd@127.0.0.1:${port}/postgres`,
     async restart() {
-      await asClusterUserLater('pg_ctl', ['-D', data, '-m', 'fast', '-w', 'stop']);
+      await down();
       // Down for a while, as a database restarting on a bad day would be, while kickoffs keep coming.
       await new Promise((done) => setTimeout(done, 2_000));
-      await asClusterUserLater('pg_ctl', startArgs);
+      await up();
     },
+    down,
+    up,
     stop() {
       try {
         asClusterUser('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
