@@ -8,7 +8,9 @@ import { checkCrew } from './engine/check-crew.ts';
 import type { Execution } from './domain/execution.ts';
 import type { RateLimiter } from './engine/rate-limiter.ts';
 import { createModelResolver } from './llm/resolve-model.ts';
+import { traceDeliveryAttempt } from './observability/delivery-trace.ts';
 import { Metrics } from './observability/metrics.ts';
+import { openTracing } from './observability/open-tracing.ts';
 import { CrewService } from './service/crew-service.ts';
 import { createLocalDispatcher } from './service/dispatcher.ts';
 import { EventHub } from './service/event-hub.ts';
@@ -60,6 +62,7 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
     ...(config.crewName === undefined ? {} : { crew: config.crewName }),
   });
   refusePartialCrew(dropped, config.allowPartial ?? false);
+  const tracing = await openTracing(options.env);
   const models = createModelResolver({ env: options.env, baseDir: config.crewDir });
   const tools = await openCrewTools(crew, {
     crewDir: config.crewDir,
@@ -103,6 +106,11 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
     schedule,
     clock,
     logger,
+    ...(tracing === undefined
+      ? {}
+      : {
+          onAttempt: (message, attempt, outcome) => traceDeliveryAttempt(tracing, message, attempt, outcome),
+        }),
   });
   const events = new EventHub();
   const onCommitted = (execution: Execution, change: ExecutionChange): void => {
@@ -127,6 +135,7 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
     },
     lease: { owner: randomUUID(), durationMs: config.executionLeaseMs },
     limiter: options.rateLimiter,
+    tracing,
   });
   const dispatcher = createLocalDispatcher({
     concurrency: config.concurrency,
@@ -202,6 +211,9 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
       await worker.stop();
       await tools.close();
       await store.close();
+      await tracing
+        ?.shutdown()
+        .catch((error: unknown) => logger.warn({ err: error }, 'could not send the last traces'));
     },
   };
 }
