@@ -37,7 +37,7 @@ afterAll(async () => {
 });
 
 describe('OpenTelemetry traces', { timeout: 120_000 }, () => {
-  it('exports an execution span with its task, model-call and tool-call spans, and the webhook attempt', async () => {
+  it('exports an execution span with its task, model-call and tool-call spans, the webhook attempt, and failures', async () => {
     model.enqueue(
       {
         content: 'Recording it.',
@@ -54,6 +54,9 @@ describe('OpenTelemetry traces', { timeout: 120_000 }, () => {
     const id = kickoff.body.kickoff_id as string;
     await api.waitForState(id, ['SUCCESS', 'FAILED']);
     await hooks.waitFor('/crew', 1);
+    model.enqueue({ status: 400, errorMessage: 'provider-only detail' });
+    const failing = (await api.post('/kickoff', { inputs: { city: 'Bergen' } })).body.kickoff_id as string;
+    const failed = await api.waitForState(failing, ['FAILED', 'SUCCESS']);
     // Shutting down sends every span still buffered: no waiting on the batch timer.
     await crewd.close();
 
@@ -112,6 +115,19 @@ describe('OpenTelemetry traces', { timeout: 120_000 }, () => {
     // The tool ran between the two model calls.
     expect(tool.startNs).toBeGreaterThanOrEqual(calls[0]!.endNs);
     expect(tool.endNs).toBeLessThanOrEqual(calls[1]!.endNs);
+
+    const failedSpan = collector
+      .spans()
+      .find(
+        (span) => span.name === 'execution tool-crew' && span.attributes['crewd.execution.id'] === failing,
+      );
+    expect(failedSpan).toMatchObject({
+      statusCode: 2,
+      statusMessage: failed.body.error,
+      attributes: expect.objectContaining({ 'crewd.execution.state': 'FAILED' }),
+    });
+    const exported = collector.spans().map((span) => [span.name, span.statusMessage, span.attributes]);
+    expect(JSON.stringify(exported)).not.toContain('provider-only detail');
 
     expect(webhook.parentSpanId).toBe('');
     expect(webhook.attributes).toMatchObject({
