@@ -10,7 +10,9 @@ import type { Execution } from './domain/execution.ts';
 import type { RateLimiter } from './engine/rate-limiter.ts';
 import { createModelResolver } from './llm/resolve-model.ts';
 import { CoordinationMetrics } from './observability/coordination-metrics.ts';
+import { traceDeliveryAttempt } from './observability/delivery-trace.ts';
 import { Metrics } from './observability/metrics.ts';
+import { openTracing } from './observability/open-tracing.ts';
 import { countingStoreErrors } from './observability/store-error-counter.ts';
 import { CrewService } from './service/crew-service.ts';
 import { createLocalDispatcher } from './service/dispatcher.ts';
@@ -68,6 +70,7 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
     ...(config.crewName === undefined ? {} : { crew: config.crewName }),
   });
   refusePartialCrew(dropped, config.allowPartial ?? false);
+  const tracing = await openTracing(options.env);
   const models = createModelResolver({ env: options.env, baseDir: config.crewDir });
   const tools = await openCrewTools(crew, {
     crewDir: config.crewDir,
@@ -131,6 +134,11 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
         else logger.warn(details, message);
       },
     },
+    ...(tracing === undefined
+      ? {}
+      : {
+          onAttempt: (message, attempt, outcome) => traceDeliveryAttempt(tracing, message, attempt, outcome),
+        }),
   });
   const events = new EventHub();
   const onCommitted = (execution: Execution, change: ExecutionChange): void => {
@@ -158,6 +166,7 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
     },
     lease,
     limiter: options.rateLimiter,
+    tracing,
   });
   const dispatcher = createLocalDispatcher({
     concurrency: config.concurrency,
@@ -258,6 +267,9 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
       await worker.stop();
       await tools.close();
       await store.close();
+      await tracing
+        ?.shutdown()
+        .catch((error: unknown) => logger.warn({ err: error }, 'could not send the last traces'));
     },
   };
 }

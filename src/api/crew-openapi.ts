@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { CrewDefinition } from '../domain/crew.ts';
 import { streamEventTypes } from '../service/stream-events.ts';
+import { responseExamples } from './openapi-examples.ts';
 import {
   crewPayloadSchema,
   humanInputPayloadSchema,
@@ -58,8 +59,15 @@ export function describeCrew(document: JsonObject, crew: CrewDefinition): JsonOb
   const paths = (document.paths ?? {}) as Record<string, Record<string, JsonObject>>;
   const exampleInputs = Object.fromEntries(crew.requiredInputs.map((name) => [name, `<${name}>`]));
   const firstReviewed = crew.tasks.find((task) => task.humanInput)?.name ?? crew.tasks[0]?.name ?? 'task';
+  const examples = responseExamples(crew);
   for (const [path, operations] of Object.entries(paths)) {
-    for (const operation of Object.values(operations)) operation.tags = [tagOf(path)];
+    for (const [method, operation] of Object.entries(operations)) {
+      operation.tags = [tagOf(path)];
+      const example = examples[`${method.toUpperCase()} ${path}`];
+      const answer = (operation.responses as Record<string, JsonObject> | undefined)?.['200'];
+      const json = (answer?.content as Record<string, JsonObject> | undefined)?.['application/json'];
+      if (json !== undefined && example !== undefined) json.example = example;
+    }
   }
   const kickoff = bodySchemaOf(paths['/kickoff']?.post);
   if (kickoff !== undefined) {

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { CrewDefinition } from '../domain/crew.ts';
 import type { Execution } from '../domain/execution.ts';
 import type { StoredExecutionEvent } from '../store/store.ts';
+import { legWebhooksSchema, toLegWebhooks } from './leg-webhooks-view.ts';
 import { statusViewSchema } from './response-schemas.ts';
 import { toStatusView } from './status-view.ts';
 
@@ -34,6 +35,7 @@ export const executionDetailSchema = statusViewSchema.extend({
     .describe('Feedback given on /resume, oldest first'),
   timeline: z.array(timelineEntrySchema).describe('Every task attempt in the order it started'),
   last_event_id: z.number().int().describe('Stream events after this one to follow the execution live'),
+  webhooks: legWebhooksSchema,
 });
 export type ExecutionDetail = z.infer<typeof executionDetailSchema>;
 
@@ -54,6 +56,7 @@ export function toExecutionDetail(
     })),
     timeline: buildTimeline(execution, events),
     last_event_id: events.at(-1)?.sequence ?? 0,
+    webhooks: toLegWebhooks(execution.webhooks),
   };
 }
 

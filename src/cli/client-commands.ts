@@ -1,6 +1,12 @@
 import type { Command } from 'commander';
 import { createCrewdClient, CrewdClientError } from '../client/index.ts';
-import type { CrewdClient, ExecutionEvent, ExecutionState, ExecutionStatus } from '../client/index.ts';
+import type {
+  CrewdClient,
+  ExecutionDetail,
+  ExecutionEvent,
+  ExecutionState,
+  ExecutionStatus,
+} from '../client/index.ts';
 import { CrewdError } from '../domain/errors.ts';
 import type { ErrorCode } from '../domain/errors.ts';
 import { executionStates } from '../domain/execution.ts';
@@ -29,6 +35,7 @@ interface KickoffOptions extends FollowOptions, WebhookOptions {
 }
 
 interface ResumeOptions extends FollowOptions, WebhookOptions {
+  readonly sameWebhooks?: boolean;
   readonly task: string;
   readonly feedback: string;
   readonly approve?: boolean;
@@ -100,17 +107,26 @@ export function registerClientCommands(program: Command, context: CliContext): v
     .option('--feedback <text>', 'the feedback for the agent', '')
     .option('--approve', 'accept the output and continue')
     .option('--reject', 'run the task again with the feedback')
+    .option(
+      '--same-webhooks',
+      "repeat the webhooks the execution notifies now (the kickoff's); the flags above win",
+    )
     .action(async (id: string, options: ResumeOptions) => {
       if (options.approve === options.reject) {
         throw new CrewdError('VALIDATION_ERROR', 'Pass exactly one of --approve and --reject');
       }
       const client = clientFor(options, context);
+      const repeated =
+        options.sameWebhooks === true
+          ? sameWebhooks((await call(() => client.execution(id))).webhooks, context)
+          : {};
       const response = await call(() =>
         client.resume({
           execution_id: id,
           task_id: options.task,
           human_feedback: options.feedback,
           is_approve: options.approve === true,
+          ...repeated,
           ...webhookFields(options),
         }),
       );
@@ -161,6 +177,45 @@ function webhookFields(options: WebhookOptions) {
     ...(options.crewWebhook === undefined ? {} : { crewWebhookUrl: options.crewWebhook }),
   };
 }
+
+/**
+ * The leg's webhooks as a resume body repeats them. Those whose credentials the server does not show are left out,
+ * with a warning: repeating them without would send notifications unauthenticated.
+ */
+function sameWebhooks(current: ExecutionDetail['webhooks'], context: CliContext) {
+  const { withheld } = current;
+  const kept = (field: (typeof withheld)[number]): boolean => {
+    if (!withheld.includes(field)) return true;
+    context.stderr.write(
+      `warning: ${withheldHint[field]} carries credentials the server does not show, so it is not repeated\n`,
+    );
+    return false;
+  };
+  const url = (field: 'taskWebhookUrl' | 'stepWebhookUrl' | 'crewWebhookUrl') =>
+    current[field] !== null && kept(field) ? { [field]: current[field] } : {};
+  const stream = current.webhooks;
+  return {
+    ...url('taskWebhookUrl'),
+    ...url('stepWebhookUrl'),
+    ...url('crewWebhookUrl'),
+    ...(stream !== null && kept('webhooks')
+      ? {
+          webhooks: {
+            url: stream.url,
+            realtime: stream.realtime,
+            ...(stream.events === null ? {} : { events: stream.events }),
+          },
+        }
+      : {}),
+  };
+}
+
+const withheldHint = {
+  taskWebhookUrl: 'the task webhook (pass --task-webhook)',
+  stepWebhookUrl: 'the step webhook (pass --step-webhook)',
+  crewWebhookUrl: 'the crew webhook (pass --crew-webhook)',
+  webhooks: 'the event stream (send "webhooks" on /resume yourself)',
+} as const;
 
 /** Follows the execution to its next stop, then prints its result (or with --json its whole status). */
 async function follow(client: CrewdClient, id: string, options: FollowOptions, context: CliContext) {

@@ -2,10 +2,12 @@ import type { Command } from 'commander';
 import { setFlagsFromString } from 'node:v8';
 import { readServeConfig } from '../config.ts';
 import { withProjectEnv } from '../crew/project-env.ts';
-import type { ServeFlags } from '../config.ts';
+import type { ServeConfig, ServeFlags } from '../config.ts';
 import type { RunningServer } from '../main.ts';
 import type { CliContext } from './cli-context.ts';
-import { explainFailure } from './describe-error.ts';
+import { watchCrew } from './crew-watcher.ts';
+import { describeError, explainFailure } from './describe-error.ts';
+import { readOrCreateDevToken, type DevToken } from './dev-token.ts';
 import { eventLine } from './event-line.ts';
 import { heapGrowthFlag } from './heap-growth.ts';
 
@@ -23,7 +25,11 @@ export function registerServeCommand(program: Command, context: CliContext): voi
       '--database <location>',
       'SQLite file or postgres:// URL (default: CREWD_DATABASE_URL or ./.crewd/crewd.db)',
     )
-    .action(async (crewDir: string, flags: ServeFlags) => {
+    .option(
+      '--watch',
+      'development: reload the crew when its files change; the token stays the same across starts',
+    )
+    .action(async (crewDir: string, flags: ServeFlags & { readonly watch?: boolean }) => {
       const env = await withProjectEnv(crewDir, context.env);
       const config = readServeConfig(crewDir, flags, env);
       // A long-running server: read once per collection by V8, so setting it before the server starts is enough.
@@ -31,29 +37,65 @@ export function registerServeCommand(program: Command, context: CliContext): voi
       if (heapFlag !== undefined) setFlagsFromString(heapFlag);
       // Loaded here, not at the top, so the other commands start without the whole server.
       const { startServer } = await import('../main.ts');
-      let server: RunningServer;
-      try {
-        // On a terminal, a readable line per execution event; the JSON log lines stay as they are.
-        const readable = context.stdout.isTTY || context.env.CREWD_EVENT_LINES === '1';
-        server = await startServer(config, {
-          env,
-          warn: (message) => context.stderr.write(`warning: ${message}\n`),
-          ...(readable
-            ? { onExecutionEvent: (id, event, at) => context.stdout.write(eventLine(id, event, at)) }
-            : {}),
-        });
-      } catch (error) {
-        throw explainFailure(error, {
-          database: config.database,
-          listen: { host: config.host, port: config.port },
-        });
-      }
-      context.stdout.write(welcome(crewDir, server));
+      const devToken =
+        flags.watch === true && config.orgToken === undefined
+          ? await readOrCreateDevToken(config.database)
+          : undefined;
+      const start = async (serveConfig: ServeConfig, serveEnv: typeof env): Promise<RunningServer> => {
+        try {
+          // On a terminal, a readable line per execution event; the JSON log lines stay as they are.
+          const readable = context.stdout.isTTY || context.env.CREWD_EVENT_LINES === '1';
+          return await startServer(
+            devToken === undefined ? serveConfig : { ...serveConfig, orgToken: devToken.secret },
+            {
+              env: serveEnv,
+              warn: (message) => context.stderr.write(`warning: ${message}\n`),
+              ...(readable
+                ? { onExecutionEvent: (id, event, at) => context.stdout.write(eventLine(id, event, at)) }
+                : {}),
+            },
+          );
+        } catch (error) {
+          throw explainFailure(error, {
+            database: serveConfig.database,
+            listen: { host: serveConfig.host, port: serveConfig.port },
+          });
+        }
+      };
+      let server: RunningServer | undefined = await start(config, env);
+      context.stdout.write(welcome(crewDir, server, devToken));
+
+      let port = new URL(server.url).port;
+      // Executions live in the store: the server stops as at a shutdown (running ones are taken up again by the
+      // next one, paused ones wait), and a new one starts on the same port with the crew as it is now.
+      const reload = async (file: string): Promise<void> => {
+        context.stdout.write(`${file} changed: reloading the crew\n`);
+        await server?.close();
+        server = undefined;
+        try {
+          const reloadEnv = await withProjectEnv(crewDir, context.env);
+          server = await start(readServeConfig(crewDir, { ...flags, port }, reloadEnv), reloadEnv);
+          port = new URL(server.url).port;
+          context.stdout.write(`Reloaded the crew; serving it again at ${server.url}\n`);
+        } catch (error) {
+          context.stderr.write(`crewd: ${describeError(error)}\n`);
+          context.stdout.write('Not serving until the crew loads: fix it and save again\n');
+        }
+      };
+      let reloading = Promise.resolve();
+      const watcher =
+        flags.watch === true
+          ? watchCrew(crewDir, (file) => {
+              reloading = reloading.then(() => reload(file));
+            })
+          : undefined;
 
       const signal = await stopSignal(context.stdout);
       context.stdout.write(`Received ${signal}, shutting down…\n`);
+      watcher?.close();
+      await reloading;
       try {
-        await server.close();
+        await server?.close();
       } catch (error) {
         throw explainFailure(error, { database: config.database });
       }
@@ -89,9 +131,17 @@ const sameCtrlCMs = 500;
 /** As a shell reports a process ended by the signal: 128 + its number. */
 const exitCodeBySignal: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGTERM: 143 };
 
-function welcome(crewDir: string, server: RunningServer): string {
+function welcome(crewDir: string, server: RunningServer, devToken: DevToken | undefined): string {
   const lines = [`crewd is serving ${crewDir} at ${server.url}`];
-  if (server.startupToken === undefined) {
+  if (devToken !== undefined) {
+    lines.push(
+      `Development token (the same at every start with --watch; kept in ${devToken.file}):`,
+      `  ${devToken.secret}`,
+      'Try it:',
+      `  curl -H 'Authorization: Bearer ${devToken.secret}' ${server.url}/inputs`,
+      'Watching the crew: a saved change reloads it.',
+    );
+  } else if (server.startupToken === undefined) {
     lines.push('Clients authenticate with CREWD_ORG_TOKEN or a token from `crewd tokens create`.');
   } else {
     lines.push(

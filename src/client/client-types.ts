@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { executionDetailSchema } from '../api/execution-detail.ts';
 import type { kickoffBodySchema, resumeBodySchema } from '../api/request-schemas.ts';
 import type {
   deliveryListSchema,
@@ -24,6 +25,8 @@ export type ResumeResponse = z.output<typeof resumeResponseSchema>;
 /** What `GET /status/{id}` answers. */
 export type ExecutionStatus = z.output<typeof statusViewSchema>;
 export type ExecutionState = ExecutionStatus['state'];
+/** What `GET /executions/{id}` answers: the status plus inputs, feedback, timeline and the leg's webhooks. */
+export type ExecutionDetail = z.output<typeof executionDetailSchema>;
 export type ExecutionList = z.output<typeof executionListSchema>;
 /** `GET /executions` parameters; `limit` is 1 to 100 (20 unless given). */
 export interface ListQuery {

@@ -3,6 +3,7 @@ import type {
   DeliveryList,
   ExecutionEvent,
   ExecutionList,
+  ExecutionDetail,
   ExecutionStatus,
   KickoffRequest,
   KickoffResponse,
@@ -47,6 +48,8 @@ export interface CrewdClient {
   /** Starts an execution; `idempotencyKey` makes a retried kickoff return the same execution. */
   kickoff(body: KickoffRequest, options?: { readonly idempotencyKey?: string }): Promise<KickoffResponse>;
   status(kickoffId: string): Promise<ExecutionStatus>;
+  /** One execution in full (`GET /executions/{id}`), with the webhooks its current leg notifies. */
+  execution(kickoffId: string): Promise<ExecutionDetail>;
   /**
    * Resolves with the status once the execution is no longer PENDING or RUNNING: finished, or paused for human
    * input. Follows the event stream rather than polling.
@@ -170,6 +173,7 @@ export function createCrewdClient(options: CrewdClientOptions): CrewdClient {
       );
     },
     status: (kickoffId) => json<ExecutionStatus>('GET', `status/${id(kickoffId)}`),
+    execution: (kickoffId) => json<ExecutionDetail>('GET', `executions/${id(kickoffId)}`),
     async wait(kickoffId, waitOptions = {}) {
       let status = await json<ExecutionStatus>('GET', `status/${id(kickoffId)}`);
       if (settledStates.includes(status.state)) return status;

@@ -3,6 +3,7 @@ export type { CrewdClient, CrewdClientOptions, EventsOptions, WaitOptions } from
 export { CrewdClientError } from './crewd-client-error.ts';
 export type {
   DeliveryList,
+  ExecutionDetail,
   ExecutionEvent,
   ExecutionList,
   ExecutionState,

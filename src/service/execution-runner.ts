@@ -7,6 +7,8 @@ import type { ToolRegistry } from '../engine/tool.ts';
 import type { ModelResolver } from '../llm/chat-model.ts';
 import type { ExecutionNotice } from '../store/change-feed.ts';
 import { isStoreUnavailable, type StoreUnavailableError } from '../store/store-unavailable.ts';
+import { ExecutionTrace } from '../observability/execution-trace.ts';
+import type { Tracing } from '../observability/tracing.ts';
 import { readStepJournal } from './read-step-journal.ts';
 import { ExecutionLeg, LegStopped, type LegDeps } from './execution-leg.ts';
 import { retryWhileUnavailable } from './retry-while-unavailable.ts';
@@ -20,6 +22,8 @@ export interface ExecutionRunnerDeps extends LegDeps {
   readonly defaultModel: string | undefined;
   /** The max_rpm limiter every leg shares; a real-time one unless given (tests pass one on their own clock). */
   readonly limiter?: RateLimiter;
+  /** Records a trace of every leg when tracing is on. */
+  readonly tracing?: Tracing;
 }
 
 /** Why a running execution was stopped from outside; `elsewhere`: another process cancelled it or took it over. */
@@ -98,6 +102,11 @@ export class ExecutionRunner {
       const { leg, journal } = start;
       run.leg = leg;
       const execution = leg.execution;
+      const { tracing } = this.deps;
+      const traced =
+        tracing === undefined
+          ? undefined
+          : new ExecutionTrace(tracing, { id: executionId, crew: this.deps.crew.name });
       try {
         const outcome = await runCrew({
           executionId,
@@ -112,21 +121,31 @@ export class ExecutionRunner {
           tools: this.deps.tools,
           defaultModel: this.deps.defaultModel,
           signal: controller.signal,
-          onEvent: (event) => leg.record(event, this.#shuttingDown),
+          onEvent: (event) => {
+            traced?.record(event);
+            return leg.record(event, this.#shuttingDown);
+          },
           limiter: prefixedLimiter(this.#limiter, `${executionId}\n`),
           toolCache: this.#toolCaches.for(executionId),
         });
         await leg.finish(outcome);
+        traced?.end(outcome.kind === 'paused' ? 'PAUSED' : 'SUCCESS');
         if (outcome.kind === 'completed') this.#toolCaches.drop(executionId);
       } catch (error) {
-        if (error instanceof LegStopped) return;
         // A shutdown leaves the execution RUNNING for recovery; a cancel was already recorded by cancel().
-        if (controller.signal.aborted) return;
-        // A store outage is never the execution's failure: it stays RUNNING, and recovery continues it once the
+        if (error instanceof LegStopped || controller.signal.aborted) {
+          traced?.end('stopped');
+          return;
+        }
+        // A store outage is never the execution's failure: it stays RUNNING, and a claim continues it once the
         // lease runs out.
-        if (isStoreUnavailable(error)) return;
+        if (isStoreUnavailable(error)) {
+          traced?.end('stopped');
+          return;
+        }
         this.#toolCaches.drop(executionId);
         await leg.fail(error);
+        traced?.end('FAILED', leg.execution.error ?? 'The execution failed');
       }
     } finally {
       this.#runs.delete(executionId);

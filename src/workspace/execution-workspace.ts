@@ -6,9 +6,13 @@ import path from 'node:path';
  * or `./.crewd/workspace` when the database is PostgreSQL (or in memory).
  */
 export function workspaceRoot(database: string): string {
-  if (/^postgres(ql)?:\/\//i.test(database) || database === ':memory:')
-    return path.resolve('.crewd/workspace');
-  return path.join(path.dirname(path.resolve(database)), 'workspace');
+  return path.join(dataDirectory(database), 'workspace');
+}
+
+/** Where crewd keeps its files beside the database: the SQLite file's folder, or `./.crewd` for PostgreSQL. */
+export function dataDirectory(database: string): string {
+  if (/^postgres(ql)?:\/\//i.test(database) || database === ':memory:') return path.resolve('.crewd');
+  return path.dirname(path.resolve(database));
 }
 
 /** One execution's own directory under the workspace root. */

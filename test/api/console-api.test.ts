@@ -122,6 +122,41 @@ describe('GET /executions/{id}', () => {
     expect(body).toMatchObject({ state: 'PENDING', timeline: [], last_event_id: 0, feedback: [] });
   });
 
+  it("shows the leg's webhooks for repeating on /resume, never their credentials", async () => {
+    api.service.put({
+      ...makeExecution({ id: 'detail-hooks' }),
+      webhooks: {
+        taskUrl: 'https://hooks.example.com/task',
+        stepUrl: null,
+        crewUrl: 'https://ops:hunter2@hooks.example.com/crew',
+        humanInput: { url: 'https://hooks.example.com/review' },
+        events: {
+          url: 'https://hooks.example.com/stream',
+          types: null,
+          realtime: false,
+          authentication: { strategy: 'bearer', token: 'stream-secret' },
+        },
+      },
+    });
+    const response = await api.request('/executions/detail-hooks');
+    const text = await response.text();
+
+    expect(JSON.parse(text).webhooks).toEqual({
+      taskWebhookUrl: 'https://hooks.example.com/task',
+      stepWebhookUrl: null,
+      crewWebhookUrl: 'https://hooks.example.com/crew',
+      webhooks: {
+        url: 'https://hooks.example.com/stream',
+        events: null,
+        realtime: false,
+        authentication: { strategy: 'bearer' },
+      },
+      withheld: ['crewWebhookUrl', 'webhooks'],
+    });
+    expect(text).not.toContain('hunter2');
+    expect(text).not.toContain('stream-secret');
+  });
+
   it("answers 404 for an unknown execution and for another user's", async () => {
     api.service.put(makeExecution({ id: 'alices', owner: { tokenId: 'alice-token', userId: 'alice' } }));
 

@@ -5,6 +5,7 @@ import { startFakeOpenAI, type FakeOpenAIServer } from '../support/fake-openai-s
 import { numberedAnswers } from '../support/model-requests.ts';
 import { apiClient, crewsDir, startCrewd, testToken } from '../support/crewd.ts';
 import { startScriptedReceiver, type ScriptedReceiver } from '../support/scripted-receiver.ts';
+import { until } from '../support/until.ts';
 import { runCrewd } from './crewd-command.ts';
 
 let model: FakeOpenAIServer;
@@ -79,5 +80,45 @@ describe('the client commands', { timeout: 120_000 }, () => {
     );
     const unknown = await runCrewd(['cancel', 'no-such-id'], client);
     expect(unknown.stderr).toMatch(/^crewd: .*\(HTTP 404\)\n$/);
+  });
+
+  it("resume --same-webhooks repeats the kickoff's webhooks, but never one whose credentials the server keeps", async () => {
+    const port = new URL(receiver.url).port;
+    const kickoff = await apiClient(crewd.url).post('/kickoff', {
+      inputs: JSON.parse(inputs),
+      taskWebhookUrl: `${receiver.url}/same/task`,
+      crewWebhookUrl: `http://hook:secret-password@127.0.0.1:${port}/same/crew`,
+      webhooks: { url: `${receiver.url}/same/stream`, realtime: true, events: ['task_completed'] },
+    });
+    const id = kickoff.body.kickoff_id as string;
+    await apiClient(crewd.url).waitForState(id, ['PAUSED']);
+
+    const resume = await runCrewd(
+      ['resume', id, '--task', 'draft', '--approve', '--same-webhooks', '--wait'],
+      client,
+    );
+    expect(resume.code).toBe(0);
+    expect(resume.stderr).toContain(
+      'warning: the crew webhook (pass --crew-webhook) carries credentials the server does not show, so it is not repeated',
+    );
+    // The second leg notifies the repeated task URL and event stream: the publish task reaches both.
+    const tasks = await receiver.waitFor('/same/task', 3);
+    expect(tasks.map((request) => request.body.task_id)).toEqual(['gather', 'draft', 'publish']);
+    await until(() =>
+      receiver.on('/same/stream').some((request) => request.body.events[0].data.task_name === 'publish'),
+    );
+    const detail = (await apiClient(crewd.url).get(`/executions/${id}`)).body;
+    expect(detail.webhooks).toEqual({
+      taskWebhookUrl: `${receiver.url}/same/task`,
+      stepWebhookUrl: null,
+      crewWebhookUrl: null,
+      webhooks: {
+        url: `${receiver.url}/same/stream`,
+        events: ['task_completed'],
+        realtime: true,
+        authentication: null,
+      },
+      withheld: [],
+    });
   });
 });

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/main.ts';
 import { startFakeOpenAI, type FakeOpenAIServer } from '../support/fake-openai-server.ts';
@@ -17,6 +18,10 @@ afterAll(async () => {
   await crewd.close();
   await model.close();
 });
+
+interface Operation {
+  readonly responses: Record<string, { content?: Record<string, { schema: object; example?: unknown }> }>;
+}
 
 describe("the crew's API description", () => {
   it("names the crew's inputs in the kickoff body, with examples and tags", async () => {
@@ -39,6 +44,32 @@ describe("the crew's API description", () => {
       'Executions',
       'Operations',
     ]);
+  });
+
+  it('gives an example answer for every route that answers JSON, each valid against its schema', async () => {
+    const document = (await apiClient(crewd.url, null).get('/openapi.json')).body;
+    const ajv = new Ajv2020({ strict: false });
+    ajv.addSchema({ $id: 'components', ...document.components }, 'components');
+    const answered: string[] = [];
+
+    for (const [path, operations] of Object.entries<Record<string, Operation>>(document.paths)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        const json = operation.responses['200']?.content?.['application/json'];
+        if (json === undefined) continue;
+        answered.push(`${method.toUpperCase()} ${path}`);
+        expect(json.example, `${method} ${path}`).toBeDefined();
+        const schema = JSON.parse(
+          JSON.stringify(json.schema).replaceAll('"#/components/', '"components#/'),
+        ) as object;
+        const valid = ajv.validate(schema, json.example);
+        expect(valid ? [] : ajv.errors, `${method} ${path}`).toEqual([]);
+      }
+    }
+    expect(answered).toContain('GET /status/{kickoffId}');
+    expect(answered).toHaveLength(13);
+    const status =
+      document.paths['/status/{kickoffId}'].get.responses['200'].content['application/json'].example;
+    expect(status.tasks.map((task: { name: string }) => task.name)).toEqual(['gather', 'draft', 'publish']);
   });
 
   it('describes every webhook crewd sends as OpenAPI 3.1 webhooks', async () => {

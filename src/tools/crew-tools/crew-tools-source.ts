@@ -1,4 +1,4 @@
-import { readdir } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CrewLoadError } from '../../domain/errors.ts';
@@ -101,10 +101,17 @@ async function loadToolModule(
   };
 }
 
-/** TypeScript modules load through tsx, so a crew directory needs no build step; JavaScript ones load as they are. */
+/**
+ * TypeScript modules load through tsx, so a crew directory needs no build step; JavaScript ones load as they are.
+ * tsx loads a module afresh on every call; a JavaScript module is named by its modification time as well, so a
+ * reload (`serve --watch`) sees an edited file instead of the copy Node cached.
+ */
 async function importModule(file: string): Promise<Record<string, unknown>> {
   const url = pathToFileURL(file).href;
-  if (/\.m?js$/.test(file)) return (await import(url)) as Record<string, unknown>;
+  if (/\.m?js$/.test(file)) {
+    const { mtimeMs } = await stat(file);
+    return (await import(`${url}?modified=${mtimeMs}`)) as Record<string, unknown>;
+  }
   const { tsImport } = await import('tsx/esm/api');
   return (await tsImport(url, import.meta.url)) as Record<string, unknown>;
 }

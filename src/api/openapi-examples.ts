@@ -1,0 +1,90 @@
+import type { CrewDefinition } from '../domain/crew.ts';
+import type { Execution } from '../domain/execution.ts';
+import type { TaskOutput } from '../domain/task-output.ts';
+import { summarize } from '../domain/task-output.ts';
+import { describeCrew as crewDescription } from './crew-description.ts';
+import { toDeliveryView } from './delivery-view.ts';
+import { toExecutionDetail } from './execution-detail.ts';
+import { toStatusView } from './status-view.ts';
+
+const kickoffId = '5f2c1a7e-8b1d-4c2a-9e0f-3d6b7a1c2e4f';
+const createdAt = new Date('2026-01-15T09:30:00.000Z');
+const finishedAt = new Date('2026-01-15T09:31:12.000Z');
+const usage = { promptTokens: 820, completionTokens: 310, totalTokens: 1130, successfulRequests: 2 };
+
+/**
+ * An example answer of every route that answers JSON, keyed by `METHOD path` as the API description names them,
+ * made for this crew by the same functions that make the real answers, so an example cannot drift from them.
+ */
+export function responseExamples(crew: CrewDefinition): Record<string, unknown> {
+  const outputs = crew.tasks.map((task): TaskOutput => {
+    const output = `The ${task.name} output.`;
+    return {
+      taskId: task.name,
+      description: task.description,
+      expectedOutput: task.expectedOutput,
+      summary: summarize(output),
+      agent: crew.agents.get(task.agent)?.role ?? task.agent,
+      output,
+      outputJson: null,
+      usage,
+      attempt: 1,
+    };
+  });
+  const last = outputs.at(-1);
+  const succeeded: Execution = {
+    id: kickoffId,
+    state: 'SUCCESS',
+    inputs: Object.fromEntries(crew.requiredInputs.map((name) => [name, `<${name}>`])),
+    meta: { requestId: 'abc-123' },
+    webhooks: { taskUrl: null, stepUrl: null, crewUrl: 'https://example.com/hooks/crew', humanInput: null },
+    owner: { tokenId: 'example', userId: null },
+    outputs,
+    feedback: [],
+    pending: null,
+    currentTask: null,
+    lastStep: null,
+    usage,
+    result: last?.output ?? null,
+    resultJson: null,
+    error: null,
+    createdAt,
+    updatedAt: finishedAt,
+    lastEventSequence: 0,
+    revision: 1,
+    startedAt: createdAt,
+    finishedAt,
+  };
+  const status = toStatusView(succeeded, crew, finishedAt);
+  const cancelled = toStatusView(
+    { ...succeeded, state: 'REVOKED', outputs: outputs.slice(0, 1), result: null },
+    crew,
+    finishedAt,
+  );
+  return {
+    'GET /inputs': { inputs: [...crew.requiredInputs] },
+    'POST /kickoff': { kickoff_id: kickoffId },
+    'GET /status/{kickoffId}': status,
+    'GET /{kickoffId}/status': status,
+    'POST /resume': { status: 'resumed', message: 'Execution resumed with the next task' },
+    'POST /cancel/{kickoffId}': cancelled,
+    'POST /stop/{kickoffId}': cancelled,
+    'GET /executions': { items: [status], next_cursor: null },
+    'GET /executions/{id}': toExecutionDetail(succeeded, crew, [], finishedAt),
+    'GET /executions/{id}/deliveries': {
+      items: [
+        toDeliveryView({
+          id: 'msg_2ZxVqk4r',
+          kind: 'crew',
+          url: 'https://example.com/hooks/crew',
+          status: 'delivered',
+          createdAt: finishedAt,
+          attempts: [{ attempt: 1, at: finishedAt, statusCode: 200, error: null, durationMs: 42 }],
+        }),
+      ],
+    },
+    'GET /crew': crewDescription(crew),
+    'GET /health/live': { status: 'ok' },
+    'GET /health/ready': { status: 'ok', tools: [{ source: 'built-in tools', up: true }] },
+  };
+}

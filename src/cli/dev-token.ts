@@ -1,0 +1,30 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { dataDirectory } from '../workspace/execution-workspace.ts';
+
+export interface DevToken {
+  readonly secret: string;
+  /** The file that keeps it. */
+  readonly file: string;
+}
+
+/**
+ * The development token of `crewd serve --watch`: made once, kept in `dev-token` beside the database (readable by
+ * its owner only), and the same at every start after, so a developer's clients keep working across restarts.
+ */
+export async function readOrCreateDevToken(database: string): Promise<DevToken> {
+  const file = path.join(dataDirectory(database), 'dev-token');
+  const kept = await readFile(file, 'utf8').then(
+    (text) => text.trim(),
+    (error: unknown) => {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return '';
+      throw error;
+    },
+  );
+  if (kept !== '') return { secret: kept, file };
+  const secret = `crewd_dev_${randomBytes(32).toString('base64url')}`;
+  await mkdir(path.dirname(file), { recursive: true });
+  await writeFile(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
+  return { secret, file };
+}
