@@ -7,6 +7,7 @@ import { refusePartialCrew } from './crew/refuse-partial-crew.ts';
 import { checkCrew } from './engine/check-crew.ts';
 import type { Execution } from './domain/execution.ts';
 import type { RateLimiter } from './engine/rate-limiter.ts';
+import type { Timers } from './engine/timers.ts';
 import { createModelResolver } from './llm/resolve-model.ts';
 import { Metrics } from './observability/metrics.ts';
 import { CrewService } from './service/crew-service.ts';
@@ -19,6 +20,7 @@ import { openStore } from './open-store.ts';
 import type { ExecutionChange, NewExecutionEvent } from './store/store.ts';
 import { openCrewTools } from './tools/open-crew-tools.ts';
 import { workspaceRoot } from './workspace/execution-workspace.ts';
+import { WorkspaceFiles } from './workspace/workspace-files.ts';
 import { createDeliveryWorker } from './webhooks/delivery-worker.ts';
 import { parseRetrySchedule } from './webhooks/retry-schedule.ts';
 
@@ -42,6 +44,8 @@ export interface StartOptions {
   readonly clock?: () => Date;
   /** The max_rpm limiter; one on real time unless given. */
   readonly rateLimiter?: RateLimiter;
+  /** Times agents' max_execution_time; real timers unless given. */
+  readonly timers?: Timers;
 }
 
 /** The composition root: the one place that picks concrete adapters and wires them together. */
@@ -61,10 +65,12 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
   });
   refusePartialCrew(dropped, config.allowPartial ?? false);
   const models = createModelResolver({ env: options.env, baseDir: config.crewDir });
+  const workspace = workspaceRoot(config.database);
+  const outputFiles = WorkspaceFiles.underRoot(workspace);
   const tools = await openCrewTools(crew, {
     crewDir: config.crewDir,
     env: options.env,
-    workspaceRoot: workspaceRoot(config.database),
+    workspaceRoot: workspace,
     logger,
   });
   try {
@@ -127,6 +133,8 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
     },
     lease: { owner: randomUUID(), durationMs: config.executionLeaseMs },
     limiter: options.rateLimiter,
+    outputFiles,
+    timers: options.timers,
   });
   const dispatcher = createLocalDispatcher({
     concurrency: config.concurrency,
@@ -154,6 +162,7 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
     toolSources: () => tools.statuses(),
     connectionLimits: { connectionsPerAddress: config.connectionsPerAddress },
     clock,
+    outputFiles,
   });
 
   try {

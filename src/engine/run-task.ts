@@ -18,6 +18,9 @@ import type { TaskPlan } from './task-plan.ts';
 import { StepReplay } from './step-journal.ts';
 import type { StepJournal } from './step-journal.ts';
 import { createToolBox } from './tool-box.ts';
+import { saveOutputFile } from './save-output-file.ts';
+import { withAgentLimits } from './agent-limits.ts';
+import { withCurrentDate } from './task-date.ts';
 import { withTriggerPayload } from './trigger-payload.ts';
 
 /**
@@ -30,7 +33,8 @@ export async function runTask(run: CrewRun, plan: TaskPlan): Promise<TaskOutput>
   try {
     const { task, agent } = renderTask(run.request.crew, plan.task, run.request.inputs);
     await run.emit({ type: 'task-start', taskId: task.name, agent: agent.role, attempt: plan.attempt });
-    return await attemptTask(run, plan, task, agent);
+    const output = await withAgentLimits(run, agent, (limited) => attemptTask(limited, plan, task, agent));
+    return await saveOutputFile(run.request.outputFiles, run.request.executionId, task, run.request.inputs, output);
   } catch (error) {
     if (error instanceof ListenerError) throw error;
     signal.throwIfAborted();
@@ -60,7 +64,8 @@ async function attemptTask(
   const toolCallingModel = toolCallingSpec === undefined ? model : request.models(toolCallingSpec);
   const check =
     task.outputJson === undefined ? undefined : createStructuredOutputChecker(task.name, task.outputJson);
-  const prompt = taskPrompt({ ...plan, task: withTriggerPayload(request.crew, task, request.inputs) });
+  const dated = withCurrentDate(task, agent, (request.clock ?? (() => new Date()))());
+  const prompt = taskPrompt({ ...plan, task: withTriggerPayload(request.crew, dated, request.inputs) });
   const replay = replayFor(request.checkpoint.journal, task.name, plan.attempt);
   let usage = emptyUsage;
 
