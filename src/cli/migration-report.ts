@@ -57,6 +57,9 @@ export function migrationReport(
     lines.push(`  ${index + 1}. ${task.name}: agent ${task.agent}`);
     lines.push(`     context: ${describeContext(task, index)}`);
     lines.push(`     output: ${describeOutput(task)}${task.humanInput ? ', reviewed by a person' : ''}`);
+    if (task.outputFile !== undefined) {
+      lines.push(`     saved to: ${task.outputFile} (in the execution's workspace)`);
+    }
     if (task.tools !== undefined) {
       lines.push(
         `     tools: ${describeTools(crew, task.tools, resources.tools, blocking, `task ${task.name}`)}`,
