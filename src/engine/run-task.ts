@@ -119,7 +119,7 @@ async function attemptTask(
           replayed.add(toolCall.id);
           return recorded;
         }
-        const name = tools.toolName(toolCall.name);
+        const name = tools.cacheKey(toolCall.name);
         const cached = agent.cache === false ? undefined : run.toolCache.get(name, toolCall.input);
         if (cached !== undefined) return cached;
         const result = await tools.run(toolCall, toolSignal);

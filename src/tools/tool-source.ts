@@ -27,6 +27,8 @@ export interface ToolSource {
   names(): readonly string[];
   /** Every tool of an MCP server this source is, by reference (see `ToolRegistry.server`); undefined otherwise. */
   server?(reference: string): readonly Tool[] | undefined;
+  /** The tool `name` with preset constructor arguments, for sources whose tools take them (the built-in tools). */
+  withPresets?(name: string, presets: Readonly<Record<string, unknown>>): Tool | undefined;
   status(): ToolSourceStatus;
   /** Closes connections and child processes; the source is not used again. */
   close(): Promise<void>;

@@ -233,6 +233,18 @@ describe('crewd check', () => {
     expect(result.stdout).toContain('Nothing is left out: crewd runs this crew as written.');
   });
 
+  it("shows each agent's built-in tool with the arguments crew.py gives it", async () => {
+    const result = await runCrewd(['check', project('reading_room')], {
+      env: { MODEL: 'openai/gpt-4o-mini', OPENAI_API_KEY: 'sk-test' },
+    });
+
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(
+      '  secretary (Board secretary)\n    model: openai/gpt-4o-mini (the MODEL variable)\n    tools: FileReadTool(file_path="notes/minutes.txt")\n',
+    );
+    expect(result.stdout).toContain('    tools: FileReadTool(file_path="notes/budget.txt")\n');
+  });
+
   it('exits 0 for a crew.py project it runs as written, with the output classes it checks', async () => {
     const result = await runCrewd(['check', project('market_brief')], {
       env: { MODEL: 'openai/gpt-4.1-nano', OPENAI_API_KEY: 'sk-test' },
