@@ -75,7 +75,7 @@ export async function loadCrew(dir: string, options: LoadCrewOptions): Promise<C
     );
     agentsYaml = applied.agents;
     tasksYaml = applied.tasks;
-    if (Object.keys(reading.crew).length > 0) {
+    if (Object.keys(reading.crew).length > 0 || Object.keys(reading.mcpServers).length > 0) {
       // crew.yaml's lines still locate its own keys; crew.py's arguments are named by key alone.
       const base = crewYaml;
       crewYaml = {
