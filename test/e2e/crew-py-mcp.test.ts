@@ -2,22 +2,11 @@ import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/main.ts';
 import { apiClient, startCrewd } from '../support/crewd.ts';
-import {
-  startFakeOpenAI,
-  type FakeOpenAIServer,
-  type RecordedRequest,
-} from '../support/fake-openai-server.ts';
+import { startFakeOpenAI, type FakeOpenAIServer } from '../support/fake-openai-server.ts';
+import { offeredTools, toolResultText } from '../support/model-requests.ts';
 import { startStreamableHttpServer, type McpHttpServer } from '../support/mcp-http-server.ts';
 
 const project = resolve(import.meta.dirname, '../fixtures/crewai-projects/mcp_helpdesk');
-
-interface SentMessage {
-  role: string;
-  content?: unknown;
-}
-const messages = (request: RecordedRequest): SentMessage[] => request.body.messages as SentMessage[];
-const toolNames = (request: RecordedRequest): string[] =>
-  ((request.body.tools ?? []) as { function: { name: string } }[]).map((tool) => tool.function.name);
 
 let model: FakeOpenAIServer;
 let docs: McpHttpServer;
@@ -27,12 +16,12 @@ beforeAll(async () => {
   model = await startFakeOpenAI({
     // Each agent calls the echo tool its MCP server offers, then answers with the tool's result.
     respond: (request) => {
-      const result = messages(request).find((message) => message.role === 'tool');
-      if (result !== undefined) return { content: `Heard: ${String(result.content)}` };
-      const echo = toolNames(request).find((name) => name.endsWith('echo'));
+      const result = toolResultText(request);
+      if (result !== undefined) return { content: `Heard: ${result}` };
+      const echo = offeredTools(request).find((name) => name.endsWith('echo'));
       return echo === undefined
         ? { content: 'no echo tool' }
-        : { toolCalls: [{ name: echo, arguments: { text: `ping ${toolNames(request).length}` } }] };
+        : { toolCalls: [{ name: echo, arguments: { text: `ping ${offeredTools(request).length}` } }] };
     },
   });
   docs = await startStreamableHttpServer();

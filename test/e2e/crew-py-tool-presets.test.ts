@@ -2,20 +2,10 @@ import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/main.ts';
 import { apiClient, startCrewd } from '../support/crewd.ts';
-import {
-  startFakeOpenAI,
-  type FakeOpenAIServer,
-  type RecordedRequest,
-} from '../support/fake-openai-server.ts';
-import { userText } from '../support/model-requests.ts';
+import { startFakeOpenAI, type FakeOpenAIServer } from '../support/fake-openai-server.ts';
+import { offeredTools, toolResultText, userText } from '../support/model-requests.ts';
 
 const project = resolve(import.meta.dirname, '../fixtures/crewai-projects/reading_room');
-
-interface SentMessage {
-  role: string;
-  content?: unknown;
-}
-const messages = (request: RecordedRequest): SentMessage[] => request.body.messages as SentMessage[];
 
 let model: FakeOpenAIServer;
 let crewd: RunningServer;
@@ -24,10 +14,9 @@ beforeAll(async () => {
   model = await startFakeOpenAI({
     // Each agent first calls its one tool with no arguments (the file is preset), then answers with what it read.
     respond: (request) => {
-      const toolResult = messages(request).find((message) => message.role === 'tool');
-      if (toolResult !== undefined) return { content: `Read: ${String(toolResult.content)}` };
-      const tools = request.body.tools as { function: { name: string } }[];
-      return { toolCalls: [{ name: tools[0]!.function.name, arguments: {} }] };
+      const result = toolResultText(request);
+      if (result !== undefined) return { content: `Read: ${result}` };
+      return { toolCalls: [{ name: offeredTools(request)[0]!, arguments: {} }] };
     },
   });
   crewd = await startCrewd({
@@ -52,9 +41,7 @@ describe('built-in tools crew.py instantiates with arguments', () => {
     const [decision, cost] = done.body.tasks as { output: string }[];
     expect(decision!.output).toContain('the board approved the new library wing');
     expect(cost!.output).toContain('1.2 million for the wing');
-    const firstCalls = model.requests.filter(
-      (request) => !messages(request).some((message) => message.role === 'tool'),
-    );
+    const firstCalls = model.requests.filter((request) => toolResultText(request) === undefined);
     expect(firstCalls.map((request) => userText(request).includes('library wing'))).toEqual([true, true]);
     for (const request of firstCalls) {
       const [tool] = request.body.tools as { function: { parameters: { properties?: object } } }[];
