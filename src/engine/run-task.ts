@@ -33,8 +33,12 @@ export async function runTask(run: CrewRun, plan: TaskPlan): Promise<TaskOutput>
   try {
     const { task, agent } = renderTask(run.request.crew, plan.task, run.request.inputs);
     await run.emit({ type: 'task-start', taskId: task.name, agent: agent.role, attempt: plan.attempt });
-    const output = await withAgentLimits(run, agent, (limited) => attemptTask(limited, plan, task, agent));
-    return await saveOutputFile(run.request.outputFiles, run.request.executionId, task, run.request.inputs, output);
+    // One replay for every execution of the attempt: a retry goes on through the journal where the last one stopped.
+    const replay = replayFor(run.request.checkpoint.journal, task.name, plan.attempt);
+    const output = await withAgentLimits(run, agent, (limited) =>
+      attemptTask(limited, plan, task, agent, replay),
+    );
+    return await saveOutputFile(run.request, task, output);
   } catch (error) {
     if (error instanceof ListenerError) throw error;
     signal.throwIfAborted();
@@ -51,6 +55,7 @@ async function attemptTask(
   plan: TaskPlan,
   task: TaskDefinition,
   agent: AgentDefinition,
+  replay: StepReplay | undefined,
 ): Promise<TaskOutput> {
   const { request } = run;
   const { signal } = request;
@@ -66,7 +71,6 @@ async function attemptTask(
     task.outputJson === undefined ? undefined : createStructuredOutputChecker(task.name, task.outputJson);
   const dated = withCurrentDate(task, agent, (request.clock ?? (() => new Date()))());
   const prompt = taskPrompt({ ...plan, task: withTriggerPayload(request.crew, dated, request.inputs) });
-  const replay = replayFor(request.checkpoint.journal, task.name, plan.attempt);
   let usage = emptyUsage;
 
   const call = async (chat: ChatRequest): Promise<ChatResponse> => {

@@ -1,20 +1,19 @@
 import { findPlaceholders, interpolate } from '../crew/index.ts';
-import type { CrewInputs, TaskDefinition } from '../domain/crew.ts';
+import type { TaskDefinition } from '../domain/crew.ts';
 import { CrewdError } from '../domain/errors.ts';
 import type { TaskOutput } from '../domain/task-output.ts';
-import type { OutputFiles } from './output-files.ts';
+import type { RunCrewRequest } from './run-crew-types.ts';
 
 /**
  * Saves a task's answer at its `output_file`, as crewAI does when the task finishes: a structured answer as
  * indented JSON, any other as its text. Returns the output with the saved file noted; unchanged without one.
  */
 export async function saveOutputFile(
-  files: OutputFiles | undefined,
-  executionId: string,
+  request: Pick<RunCrewRequest, 'outputFiles' | 'executionId' | 'inputs'>,
   task: TaskDefinition,
-  inputs: CrewInputs,
   output: TaskOutput,
 ): Promise<TaskOutput> {
+  const { outputFiles: files, executionId, inputs } = request;
   if (task.outputFile === undefined || files === undefined) return output;
   const filePath = interpolate(task.outputFile, inputs);
   const unfilled = findPlaceholders(filePath);
