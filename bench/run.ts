@@ -47,6 +47,14 @@ const plans: readonly FigurePlan[] = [
     target: '>= 250/s and >= 0.5x',
   },
   { id: '8', name: '8 MCP tool call, stdio', script: 'mcp-tool-call.ts', target: '<= 1 ms' },
+  {
+    id: '8',
+    name: '8 MCP tool call, Streamable HTTP',
+    script: 'mcp-tool-call.ts',
+    env: { BENCH_MCP_TRANSPORT: 'http' },
+    target: '<= 1 ms',
+  },
+  { id: '9', name: '9 console first paint', script: 'console-first-paint.ts', target: '<= 1000 ms' },
 ];
 
 const { values } = parseArgs({

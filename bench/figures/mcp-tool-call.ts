@@ -1,26 +1,71 @@
-// Figure 8: what crewd adds to one MCP tool call (stdio), over the same call made directly with the MCP SDK's client
-// on a second connection to a server of the same program.
+// Figure 8: what crewd adds to one MCP tool call, over the same call made directly with the MCP SDK's client on a
+// second connection to the same server program: over stdio (a server per connection) or, with
+// BENCH_MCP_TRANSPORT=http, over Streamable HTTP (one server on loopback, a session per connection).
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { McpServerConfig } from '../../src/domain/crew.ts';
 import { createToolBox } from '../../src/engine/tool-box.ts';
 import { createMcpToolSource } from '../../src/tools/mcp/index.ts';
 import { runFigure } from '../lib/figure-main.ts';
 import { median, spread } from '../lib/stats.ts';
 
-const figure = '8 MCP tool call, stdio';
+const overHttp = process.env.BENCH_MCP_TRANSPORT === 'http';
+const figure = `8 MCP tool call, ${overHttp ? 'Streamable HTTP' : 'stdio'}`;
 const target = '<= 1 ms';
-const server = join(import.meta.dirname, '../../examples/tools-crew/mcp/weather-lookup.mjs');
+const stdioServer = join(import.meta.dirname, '../../examples/tools-crew/mcp/weather-lookup.mjs');
+const httpServer = join(import.meta.dirname, '../lib/weather-http-server.mjs');
+
+/** How both sides reach the server: crewd's config for it and the SDK client's transport. */
+interface Connection {
+  readonly config: McpServerConfig;
+  transport(): Transport;
+  close(): Promise<void>;
+}
+
+async function connection(): Promise<Connection> {
+  if (!overHttp) {
+    return {
+      config: { kind: 'stdio', command: process.execPath, args: [stdioServer], env: {} },
+      transport: () => new StdioClientTransport({ command: process.execPath, args: [stdioServer] }),
+      close: () => Promise.resolve(),
+    };
+  }
+  const child = spawn(process.execPath, [httpServer], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const url = await firstLine(child);
+  return {
+    config: { kind: 'http', url, headers: {} },
+    transport: () => new StreamableHTTPClientTransport(new URL(url)),
+    async close() {
+      const exited = once(child, 'exit');
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
+
+async function firstLine(child: ChildProcess): Promise<string> {
+  const lines = createInterface({ input: child.stdout! });
+  const ended = once(child, 'exit').then(() => {
+    throw new Error('the weather server ended before it listened');
+  });
+  const line = await Promise.race([once(lines, 'line').then(([text]) => String(text)), ended]);
+  lines.close();
+  return line;
+}
 
 runFigure({ figure, metric: 'crewd minus SDK client, per call', target }, async ({ quick }) => {
-  const source = createMcpToolSource(
-    'weather',
-    { kind: 'stdio', command: process.execPath, args: [server], env: {} },
-    { env: { PATH: process.env.PATH } },
-  );
+  const server = await connection();
+  const source = createMcpToolSource('weather', server.config, { env: { PATH: process.env.PATH } });
   const client = new Client({ name: 'bench', version: '1.0.0' });
   await source.open();
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [server] }));
+  await client.connect(server.transport());
   try {
     const tool = source.find('weather.forecast');
     if (tool === undefined) throw new Error('the weather server did not list its forecast tool');
@@ -89,5 +134,6 @@ runFigure({ figure, metric: 'crewd minus SDK client, per call', target }, async 
   } finally {
     await client.close();
     await source.close();
+    await server.close();
   }
 });

@@ -2,11 +2,11 @@ import { useState } from 'preact/hooks';
 import type { ApiClient } from './api-client.ts';
 import { executionStates } from './api-types.ts';
 import type { ExecutionState } from './api-types.ts';
+import { listPageSize, takeEarlyFirstPage } from './first-page.ts';
 import { age, shortId } from './format.ts';
 import { usePolled } from './hooks.ts';
 import { StateBadge } from './state-badge.tsx';
 
-const pageSize = 20;
 const refreshMs = 2000;
 
 /** Executions newest first, a page at a time, refreshed while open. */
@@ -17,8 +17,9 @@ export function ExecutionList({ client }: { client: ApiClient }) {
   const cursor = cursors.at(-1);
   const page = usePolled(
     () =>
+      (state === '' && cursor === undefined ? takeEarlyFirstPage() : undefined) ??
       client.list({
-        limit: pageSize,
+        limit: listPageSize,
         ...(state === '' ? {} : { state }),
         ...(cursor === undefined ? {} : { cursor }),
       }),

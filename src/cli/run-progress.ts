@@ -70,6 +70,10 @@ export function createRunProgress(output: ProgressOutput): RunProgress {
         if (event.step.tool !== null) line(`  ↳ ${event.step.tool} ${brief(event.step.toolInput)}`);
         return;
       case 'model-call-end':
+      case 'guardrail-start':
+        return;
+      case 'guardrail-end':
+        if (!event.success) line(`  ↳ guardrail failed: ${event.error ?? ''}`);
         return;
       case 'task-end': {
         stopSpinner();

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { outputFilePath } from './output-file-path.ts';
+import { guardrail, guardrailList, retryCount } from './guardrail-fields.ts';
 import { flag, jsonSchemaObject, names, text, toolArguments } from './schema-fields.ts';
 
 /** One entry of tasks.yaml, as written (snake_case, crewAI's keys). */
@@ -24,6 +25,12 @@ export const taskSchema = z.object({
   create_directory: flag(),
   /** crewAI's `markdown`: the task prompt asks for a Markdown answer. */
   markdown: flag(),
+  guardrail: guardrail(),
+  /** When given, crewAI ignores `guardrail`. */
+  guardrails: guardrailList(),
+  guardrail_max_retries: retryCount(),
+  /** crewAI's older name for guardrail_max_retries. */
+  max_retries: retryCount(),
 });
 
 export type TaskEntry = z.infer<typeof taskSchema>;

@@ -74,7 +74,27 @@ export interface TaskDefinition {
   readonly createDirectory?: boolean;
   /** crewAI's `markdown`: the prompt asks for the answer in Markdown. */
   readonly markdown?: boolean;
+  /** Checks of the final answer, in the order they run (crewAI's `guardrails`, or its single `guardrail`). */
+  readonly guardrails?: readonly GuardrailSpec[];
+  /** How many times the agent tries again after a failed check, per guardrail; `defaultGuardrailMaxRetries` when absent. */
+  readonly guardrailMaxRetries?: number;
 }
+
+/** crewAI's default for `guardrail_max_retries`. */
+export const defaultGuardrailMaxRetries = 3;
+
+/**
+ * A check of a task's answer: a description a model judges the answer against (crewAI's string guardrail), or a
+ * function from the crew's `tools/` modules, by name.
+ */
+export type GuardrailSpec =
+  | { readonly kind: 'llm'; readonly description: string }
+  | {
+      readonly kind: 'function';
+      readonly name: string;
+      /** Where the Python function it stands for is defined, when crew.py or a `python` reference named it. */
+      readonly pythonOrigin?: string;
+    };
 
 export interface CrewDefinition {
   readonly name: string;

@@ -47,6 +47,15 @@ export const markdownInstructions =
   'Format your final answer in Markdown: # for headings, **bold** and *italic* for emphasis, - for list items, ' +
   '`backticks` for inline code and fenced blocks (```language) for code.';
 
+/** Added to the task prompt when the agent tries again after a failed guardrail check (crewAI's validation_error). */
+export function guardrailRetrySection(validationError: string, previousAnswer: string): string {
+  return (
+    `${separator}### Previous attempt failed validation: ${defuse(validationError)}\n\n\n` +
+    `### Previous result:\n${defuse(previousAnswer)}\n\n\n` +
+    'Try again, making sure to address the validation error.'
+  );
+}
+
 /** Sent, without tools, when an agent used up its iterations still calling tools. */
 export const finalAnswerRequest =
   'You have reached the maximum number of steps for this task. Do not call any more tools: ' +

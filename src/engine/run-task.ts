@@ -12,7 +12,10 @@ import { runAgentLoop } from './agent-loop.ts';
 import type { AgentLoopOptions } from './agent-loop.ts';
 import { ListenerError } from './crew-run.ts';
 import type { CrewRun } from './crew-run.ts';
-import { correctionRequest, systemPrompt, taskPrompt } from './prompts.ts';
+import { applyGuardrails } from './guardrails.ts';
+import type { TaskAnswer } from './guardrails.ts';
+import { correctionRequest, guardrailRetrySection, systemPrompt, taskPrompt } from './prompts.ts';
+import { rememberingToolBox } from './remembering-tool-box.ts';
 import { createStructuredOutputChecker } from './structured-output.ts';
 import type { TaskPlan } from './task-plan.ts';
 import { StepReplay } from './step-journal.ts';
@@ -59,11 +62,12 @@ async function attemptTask(
 ): Promise<TaskOutput> {
   const { request } = run;
   const { signal } = request;
-  const tools = createToolBox(agentTools(request, agent, task), {
+  const box = createToolBox(agentTools(request, agent, task), {
     executionId: request.executionId,
     taskId: task.name,
     agent: agent.name,
   });
+  const tools = rememberingToolBox(box, { replay, cache: agent.cache === false ? undefined : run.toolCache });
   const model = request.models(agentModel(request, agent));
   const toolCallingSpec = agentToolCallingModel(request, agent);
   const toolCallingModel = toolCallingSpec === undefined ? model : request.models(toolCallingSpec);
@@ -112,46 +116,29 @@ async function attemptTask(
         ...(id === undefined ? {} : { toolCallId: id }),
       },
     });
-  const replayed = new Set<string>();
   const loop: Omit<AgentLoopOptions, 'messages'> = {
     call,
-    tools: {
-      ...tools,
-      async run(toolCall, toolSignal) {
-        const recorded = replay?.toolResult(toolCall.id);
-        if (recorded !== undefined) {
-          replayed.add(toolCall.id);
-          return recorded;
-        }
-        const name = tools.cacheKey(toolCall.name);
-        const cached = agent.cache === false ? undefined : run.toolCache.get(name, toolCall.input);
-        if (cached !== undefined) return cached;
-        const result = await tools.run(toolCall, toolSignal);
-        // Failures are not kept: the same call may well work next time.
-        if (agent.cache !== false && !result.startsWith('Error:'))
-          run.toolCache.set(name, toolCall.input, result);
-        return result;
-      },
-    },
+    tools,
     maxIter: agent.maxIter,
     responseSchema: task.outputJson === undefined ? undefined : { name: task.name, schema: task.outputJson },
     signal,
     // A replayed call's step is in the log already.
     onToolStep: async ({ thought, call: toolCall, result }) => {
-      if (replayed.has(toolCall.id)) return;
+      if (tools.replayed(toolCall.id)) return;
       await step(thought, tools.toolName(toolCall.name), toolCall.input, result, toolCall.id);
     },
   };
 
-  let result = await runAgentLoop({
-    ...loop,
-    messages: [
-      { role: 'system', content: systemPrompt(agent) },
-      { role: 'user', content: prompt },
-    ],
-  });
-  let outputJson: Record<string, unknown> | null = null;
-  if (check !== undefined) {
+  /** The agent works the task to a final answer, checked against `output_json` when the task has one. */
+  const answer = async (userPrompt: string): Promise<TaskAnswer> => {
+    let result = await runAgentLoop({
+      ...loop,
+      messages: [
+        { role: 'system', content: systemPrompt(agent) },
+        { role: 'user', content: userPrompt },
+      ],
+    });
+    if (check === undefined) return { answer: result.answer, outputJson: null };
     let checked = check(result.answer);
     if (!checked.valid) {
       // One more chance, telling the agent what was wrong; a second miss fails the task.
@@ -168,9 +155,20 @@ async function attemptTask(
         `the answer of task '${task.name}' does not match its output_json schema (${checked.problem})`,
       );
     }
-    outputJson = checked.value;
-  }
+    return { answer: result.answer, outputJson: checked.value };
+  };
 
+  const result = await applyGuardrails(await answer(prompt), {
+    task,
+    agent: agent.role,
+    attempt: plan.attempt,
+    registry: request.tools,
+    call,
+    emit: (event) => run.emit(event),
+    reported: () => replay?.guardrailReported() ?? false,
+    retry: (error, previous) => answer(prompt + guardrailRetrySection(error, previous)),
+    checkJson: check,
+  });
   await step(result.answer, null, null, result.answer);
   return {
     taskId: task.name,
@@ -179,7 +177,7 @@ async function attemptTask(
     summary: summarize(result.answer),
     agent: agent.role,
     output: result.answer,
-    outputJson,
+    outputJson: result.outputJson,
     usage,
     attempt: plan.attempt,
   };

@@ -4,7 +4,9 @@ import type { TokenUsage } from '../domain/usage.ts';
 /** One completed step of a task attempt, as saved before the attempt went on. */
 export type JournalEntry =
   | { readonly kind: 'model'; readonly answer: ModelAnswer; readonly usage: TokenUsage }
-  | { readonly kind: 'tool'; readonly toolCallId: string; readonly result: string };
+  | { readonly kind: 'tool'; readonly toolCallId: string; readonly result: string }
+  /** A guardrail check whose result is reported; its model call, if any, is the model entry before it. */
+  | { readonly kind: 'guardrail' };
 
 /** The completed steps of the task attempt that was in flight when its process stopped. */
 export interface StepJournal {
@@ -21,12 +23,24 @@ export interface StepJournal {
 export class StepReplay {
   readonly #answers: Extract<JournalEntry, { kind: 'model' }>[];
   readonly #results: Map<string, string>;
+  #guardrailChecks: number;
 
   constructor(entries: readonly JournalEntry[]) {
     this.#answers = entries.filter((entry) => entry.kind === 'model');
     this.#results = new Map(
       entries.flatMap((entry) => (entry.kind === 'tool' ? [[entry.toolCallId, entry.result]] : [])),
     );
+    this.#guardrailChecks = entries.filter((entry) => entry.kind === 'guardrail').length;
+  }
+
+  /**
+   * True while the journal has reported guardrail checks left, counting this one off: checks run again in the same
+   * order (a string guardrail's model answer replays like any other), but their events are in the log already.
+   */
+  guardrailReported(): boolean {
+    if (this.#guardrailChecks === 0) return false;
+    this.#guardrailChecks -= 1;
+    return true;
   }
 
   /** The next recorded model answer with its usage, or undefined once the journal has none left. */

@@ -6,9 +6,11 @@ import { TimeLimitError } from './task-time-limit.ts';
 export const defaultMaxRetryLimit = 2;
 
 /**
- * Runs `attempt` again after a failure, up to `retryLimit` more times, as crewAI's agents do. Not tried again:
- * model call failures (their own retries with backoff are spent; crewAI does not retry them either), a time limit
- * that ran out, a bad configuration, a cancelled run, and whatever the event listener threw.
+ * Runs `attempt` again after a failure, up to `retryLimit` more times, as crewAI's agents do (an answer that never
+ * matched its output_json schema, an unexpected error). Not tried again: model call failures (their own retries with
+ * backoff are spent; crewAI does not retry them either), a time limit that ran out, guardrails whose own retries are
+ * spent and an output file that cannot be written (`TASK_FAILED`: crewAI checks those outside the agent's retries),
+ * a bad configuration, a cancelled run, and whatever the event listener threw.
  */
 export async function withRetries<T>(
   retryLimit: number,
@@ -27,5 +29,5 @@ export async function withRetries<T>(
 function worthRetrying(error: unknown): boolean {
   if (error instanceof ListenerError || error instanceof TimeLimitError) return false;
   if (!isCrewdError(error)) return true;
-  return !['MODEL_ERROR', 'REPLAY_MISS', 'CONFIG_INVALID', 'CANCELLED'].includes(error.code);
+  return !['MODEL_ERROR', 'REPLAY_MISS', 'CONFIG_INVALID', 'CANCELLED', 'TASK_FAILED'].includes(error.code);
 }

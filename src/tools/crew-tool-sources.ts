@@ -19,6 +19,7 @@ export function crewToolSources(crew: CrewDefinition, options: CrewToolSourcesOp
   const servers = [...(crew.mcpServers ?? new Map<string, McpServerConfig>())].map(([name, config]) =>
     options.mcpServer(name, config),
   );
+  // Only the crew's files name MCP URLs, so they are the operator's choice of address (see httpTransports).
   const urls = new Set(
     [...crew.agents.values()]
       .flatMap((agent) => agent.mcps ?? [])

@@ -1,3 +1,4 @@
+import type { Guardrail } from '../engine/guardrail.ts';
 import type { Tool } from '../engine/tool.ts';
 
 /** Whether a source's tools can be called now, for `/health/ready` and `crewd check`. */
@@ -29,6 +30,8 @@ export interface ToolSource {
   server?(reference: string): readonly Tool[] | undefined;
   /** The tool `name` with preset constructor arguments, for sources whose tools take them (the built-in tools). */
   withPresets?(name: string, presets: Readonly<Record<string, unknown>>): Tool | undefined;
+  /** A guardrail function by name; only the crew's tools/ directory has them. */
+  guardrail?(name: string): Guardrail | undefined;
   status(): ToolSourceStatus;
   /** Closes connections and child processes; the source is not used again. */
   close(): Promise<void>;

@@ -1,4 +1,5 @@
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -71,12 +72,13 @@ afterAll(async () => {
 
 async function openConsole(
   token: string = testToken,
+  url: string = crewd.url,
 ): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
   const context = await browser.newContext({ viewport: { width: 1180, height: 820 } });
   const page = await context.newPage();
   page.setDefaultTimeout(20_000);
   const errors = collectPageErrors(page);
-  await page.goto(`${crewd.url}/console/`);
+  await page.goto(`${url}/console/`);
   await page.getByLabel('Token').fill(token);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await page.getByRole('heading', { name: 'Executions' }).waitFor();
@@ -165,6 +167,44 @@ describe('the web console in a browser', { timeout: 90_000 }, () => {
     expect(await draftRows.count()).toBe(2);
     expect(errors).toEqual([]);
     await context.close();
+  });
+
+  it("shows an agent's tool call as a step as it happens, with the tool's input and result", async () => {
+    // The crew's TypeScript tool appends to VISIT_LOG: a temporary file, never one in the work tree.
+    process.env.VISIT_LOG = join(mkdtempSync(join(tmpdir(), 'crewd-visits-')), 'visits.log');
+    const toolModel = await startFakeOpenAI();
+    const toolCrewd = await startCrewd({ crewDir: join(crewsDir, 'tool-crew'), modelUrl: toolModel.url });
+    const { context, page, errors } = await openConsole(testToken, toolCrewd.url);
+    let release = (): void => undefined;
+    try {
+      const finalAnswer = new Promise<void>((resolve) => (release = resolve));
+      toolModel.enqueue(
+        { content: 'Recording it.', toolCalls: [{ name: 'record_visit', arguments: { city: 'Lyon' } }] },
+        { content: 'The visit to Lyon is recorded.', heldUntil: finalAnswer },
+      );
+      const kickoff = await apiClient(toolCrewd.url).post('/kickoff', { inputs: { city: 'Lyon' } });
+      await page.goto(`${toolCrewd.url}/console/#/executions/${kickoff.body.kickoff_id as string}`);
+
+      // The tool has run and the final answer is still held: the step is on the page while the task runs.
+      const visit = page.getByRole('listitem', { name: 'Task visit' });
+      const step = visit.getByRole('listitem').filter({ hasText: 'Tool call: record_visit' });
+      await step.getByText('Recording it.').waitFor();
+      await step.getByText('Tool call: record_visit').click();
+      await step.getByText('Visit to Lyon recorded.').waitFor();
+      await step.getByText('"Lyon"').waitFor();
+      expect(await step.locator('.json-key', { hasText: 'city' }).count()).toBe(1);
+      expect(await visit.getByText('Final answer given.').count()).toBe(0);
+
+      release();
+      await visit.getByText('Final answer given.').waitFor();
+      await visit.getByText('The visit to Lyon is recorded.').first().waitFor();
+      expect(errors).toEqual([]);
+    } finally {
+      release();
+      await context.close();
+      await toolCrewd.close();
+      await toolModel.close();
+    }
   });
 
   it('lists executions newest first and filters them by state', async () => {

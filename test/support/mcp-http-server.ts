@@ -12,9 +12,16 @@ export interface McpHttpServer {
   close(): Promise<void>;
 }
 
-/** The demo MCP server over Streamable HTTP on loopback, stateless: a fresh server for each POST. */
-export function startStreamableHttpServer(): Promise<McpHttpServer> {
+/**
+ * The demo MCP server over Streamable HTTP on loopback, stateless: a fresh server for each POST. With `servedAt`,
+ * it serves there and redirects requests for any other path to it (as servers that want a trailing slash do).
+ */
+export function startStreamableHttpServer(servedAt?: string): Promise<McpHttpServer> {
   return listen(async (request, response) => {
+    if (servedAt !== undefined && request.url?.split('?')[0] !== servedAt) {
+      response.writeHead(308, { location: servedAt }).end();
+      return;
+    }
     if (request.method !== 'POST') {
       response.writeHead(405).end();
       return;
@@ -58,6 +65,30 @@ export function startRejectingServer(status: number): Promise<McpHttpServer> {
     response.writeHead(status, { 'content-type': 'text/plain' }).end(JSON.stringify(request.headers));
     return Promise.resolve();
   });
+}
+
+/** A server that redirects every request to `location`, keeping the method (HTTP 307). */
+export function startRedirectingServer(location: string): Promise<McpHttpServer> {
+  return listen((_request, response) => {
+    response.writeHead(307, { location }).end();
+    return Promise.resolve();
+  });
+}
+
+/**
+ * A server that fails the Streamable HTTP POST, so clients fall back to SSE, and then names `endpoint` as where its
+ * SSE session takes messages.
+ */
+export function startSseEndpointServer(endpoint: string): Promise<McpHttpServer> {
+  return listen((request, response) => {
+    if (request.method !== 'GET') {
+      response.writeHead(405).end();
+      return Promise.resolve();
+    }
+    response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+    response.write(`event: endpoint\ndata: ${endpoint}\n\n`);
+    return Promise.resolve();
+  }, '/sse');
 }
 
 /** A loopback URL where nothing listens: a port that was just free. */

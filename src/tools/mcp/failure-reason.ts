@@ -9,6 +9,9 @@ export function failureReason(error: unknown): string {
   }
   const code = (error as { code?: unknown } | undefined)?.code;
   // The SDK's HTTP errors carry the status as a number; their messages carry the response body, which stays out.
+  if (typeof code === 'number' && code >= 300 && code < 400) {
+    return `the server redirected (HTTP ${code}) to another origin or method, which crewd does not follow`;
+  }
   if (typeof code === 'number' && code >= 100 && code < 600) return `the server answered HTTP ${code}`;
   const cause = error instanceof Error ? (error.cause as { code?: unknown } | undefined) : undefined;
   const systemCode =
