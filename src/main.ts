@@ -8,6 +8,7 @@ import { refusePartialCrew } from './crew/refuse-partial-crew.ts';
 import { checkCrew } from './engine/check-crew.ts';
 import type { Execution } from './domain/execution.ts';
 import type { RateLimiter } from './engine/rate-limiter.ts';
+import type { Timers } from './engine/timers.ts';
 import { createModelResolver } from './llm/resolve-model.ts';
 import { CoordinationMetrics } from './observability/coordination-metrics.ts';
 import { traceDeliveryAttempt } from './observability/delivery-trace.ts';
@@ -29,6 +30,7 @@ import type { ExecutionChange, NewExecutionEvent, Store } from './store/store.ts
 import { isStoreUnavailable } from './store/store-unavailable.ts';
 import { openCrewTools } from './tools/open-crew-tools.ts';
 import { removeExecutionWorkspace, workspaceRoot } from './workspace/execution-workspace.ts';
+import { WorkspaceFiles } from './workspace/workspace-files.ts';
 import { createDeliveryWorker } from './webhooks/delivery-worker.ts';
 import { parseRetrySchedule } from './webhooks/retry-schedule.ts';
 
@@ -52,6 +54,8 @@ export interface StartOptions {
   readonly clock?: () => Date;
   /** The max_rpm limiter; one on real time unless given. */
   readonly rateLimiter?: RateLimiter;
+  /** Times agents' max_execution_time; real timers unless given. */
+  readonly timers?: Timers;
 }
 
 /** The composition root: the one place that picks concrete adapters and wires them together. */
@@ -72,10 +76,12 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
   refusePartialCrew(dropped, config.allowPartial ?? false);
   const tracing = await openTracing(options.env);
   const models = createModelResolver({ env: options.env, baseDir: config.crewDir });
+  const workspace = workspaceRoot(config.database);
+  const outputFiles = WorkspaceFiles.underRoot(workspace);
   const tools = await openCrewTools(crew, {
     crewDir: config.crewDir,
     env: options.env,
-    workspaceRoot: workspaceRoot(config.database),
+    workspaceRoot: workspace,
     logger,
   });
   try {
@@ -167,6 +173,8 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
     lease,
     limiter: options.rateLimiter,
     tracing,
+    outputFiles,
+    timers: options.timers,
   });
   const dispatcher = createLocalDispatcher({
     concurrency: config.concurrency,
@@ -212,6 +220,7 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
     toolSources: () => tools.statuses(),
     connectionLimits: { connectionsPerAddress: config.connectionsPerAddress },
     clock,
+    outputFiles,
   });
 
   // Before any request can lease work to this process: from here on, other processes know it is alive.

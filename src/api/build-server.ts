@@ -8,6 +8,7 @@ import { jsonSchemaTransform } from 'fastify-type-provider-zod';
 import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { CrewdError } from '../domain/errors.ts';
+import type { OutputFileReader } from '../engine/output-files.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { ExecutionService } from '../service/execution-service.ts';
 import { installBearerAuth } from './bearer-auth.ts';
@@ -25,6 +26,7 @@ import { registerCrewRoutes } from './routes/crew-routes.ts';
 import { registerEventStreamRoute, serverClosing } from './routes/event-stream-route.ts';
 import { registerExecutionRoutes } from './routes/execution-routes.ts';
 import { registerOperationsRoutes } from './routes/operations-routes.ts';
+import { registerOutputFileRoute } from './routes/output-file-route.ts';
 import type { RouteContext } from './routes/route-context.ts';
 
 export interface ServerDeps {
@@ -47,6 +49,8 @@ export interface ServerDeps {
   readonly toolSources?: () => readonly ToolSourceStatus[];
   /** Time and connection limits; `defaultConnectionLimits` for those not given. */
   readonly connectionLimits?: Partial<ConnectionLimits>;
+  /** Reads back tasks' `output_file`s for download; without it the download route is absent. */
+  readonly outputFiles?: OutputFileReader;
 }
 
 /** 1 MiB: larger request bodies answer 413. */
@@ -145,6 +149,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   });
   registerCrewRoutes(app, context);
   registerExecutionRoutes(app, context);
+  if (deps.outputFiles !== undefined) registerOutputFileRoute(app, { ...context, files: deps.outputFiles });
   registerConsoleRoutes(app, context);
   registerEventStreamRoute(app, { ...context, heartbeatMs: deps.heartbeatMs ?? 15_000, openStreams });
   registerOperationsRoutes(app, {

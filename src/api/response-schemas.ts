@@ -35,6 +35,16 @@ export const statusViewSchema = z.object({
     .nullable()
     .describe('The latest task output, shaped like the task webhook'),
   tasks: z.array(taskPayloadSchema).describe('Accepted task outputs in task order'),
+  output_files: z
+    .array(
+      z.object({
+        task_id: z.string(),
+        path: z.string().describe("Where the task's output_file is in the execution's workspace"),
+        size: z.number().int().describe('Bytes'),
+        url: z.string().describe('Download path, relative to the base URL; same bearer token as /status'),
+      }),
+    )
+    .describe("Files the tasks' output_file saved, including the answer awaiting review"),
   pending_human_input: z
     .object({ task_id: z.string(), output: z.string(), attempt: z.number().int() })
     .nullable(),

@@ -2,6 +2,7 @@ import { interpolate } from '../crew/placeholders.ts';
 import type { CrewDefinition } from '../domain/crew.ts';
 import type { Execution } from '../domain/execution.ts';
 import { stepPayload, taskPayload } from '../webhooks/payloads.ts';
+import { outputFilesView } from './output-files-view.ts';
 import type { StatusView } from './response-schemas.ts';
 
 /**
@@ -37,6 +38,7 @@ export function toStatusView(execution: Execution, crew: CrewDefinition, now: Da
     tasks: execution.outputs.map((output) =>
       taskPayload(execution.id, output, output.taskId, execution.meta),
     ),
+    output_files: outputFilesView(execution),
     pending_human_input:
       execution.pending === null
         ? null

@@ -50,7 +50,7 @@ export function migrationReport(
     lines.push(`  ${agent.name} (${agent.role})`);
     lines.push(`    model: ${model.id ?? 'none'} (${model.source})`);
     lines.push(
-      `    tools: ${describeTools(crew, agent.tools, resources.tools, blocking, `agent ${agent.name}`)}`,
+      `    tools: ${describeTools(crew, agent.tools, resources.tools, blocking, `agent ${agent.name}`, agent.toolArguments)}`,
     );
   }
 
@@ -59,9 +59,12 @@ export function migrationReport(
     lines.push(`  ${index + 1}. ${task.name}: agent ${task.agent}`);
     lines.push(`     context: ${describeContext(task, index)}`);
     lines.push(`     output: ${describeOutput(task)}${task.humanInput ? ', reviewed by a person' : ''}`);
+    if (task.outputFile !== undefined) {
+      lines.push(`     saved to: ${task.outputFile} (in the execution's workspace)`);
+    }
     if (task.tools !== undefined) {
       lines.push(
-        `     tools: ${describeTools(crew, task.tools, resources.tools, blocking, `task ${task.name}`)}`,
+        `     tools: ${describeTools(crew, task.tools, resources.tools, blocking, `task ${task.name}`, task.toolArguments)}`,
       );
     }
     if (task.guardrails !== undefined) {
@@ -126,12 +129,13 @@ function describeTools(
   registry: ToolRegistry,
   blocking: string[],
   owner: string,
+  presets: Readonly<Record<string, Readonly<Record<string, unknown>>>> | undefined,
 ): string {
   if (names.length === 0) return 'none';
   return names
     .map((name) => {
       const origin = crew.toolOrigins?.[name];
-      if (registry.get(name) !== undefined) return name;
+      if (registry.get(name) !== undefined) return withPresets(name, presets?.[name]);
       blocking.push(
         origin === undefined
           ? `${owner} uses tool ${name}, which is not available`
@@ -142,6 +146,13 @@ function describeTools(
         : `${name} (custom Python tool at ${origin}, not available)`;
     })
     .join(', ');
+}
+
+/** A tool as crew.py instantiates it: `FileReadTool(file_path="notes.txt")`. */
+function withPresets(name: string, presets: Readonly<Record<string, unknown>> | undefined): string {
+  if (presets === undefined || Object.keys(presets).length === 0) return name;
+  const settings = Object.entries(presets).map(([key, value]) => `${key}=${JSON.stringify(value)}`);
+  return `${name}(${settings.join(', ')})`;
 }
 
 function describeContext(task: TaskDefinition, index: number): string {

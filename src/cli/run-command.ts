@@ -12,6 +12,10 @@ export function registerRunCommand(program: Command, context: CliContext): void 
     .option('--inputs <json>', 'the crew inputs as a JSON object', '{}')
     .option('--allow-partial', 'run even when parts of the crew are not honoured (see `crewd check`)')
     .option('--model <provider/model>', "use this model for every agent, instead of the crew's llm")
+    .option(
+      '--output-dir <dir>',
+      "where tasks' output_file files are written (default: the current directory, as crewAI does)",
+    )
     .option('--record <file>', 'record every model answer into this replay file')
     .option(
       '--feedback-file <file>',

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { checkInputs } from '../crew/placeholders.ts';
 import { loadCrew } from '../crew/load-crew.ts';
 import { withProjectEnv } from '../crew/project-env.ts';
@@ -8,12 +9,14 @@ import type { CrewDefinition, CrewInputs } from '../domain/crew.ts';
 import { CrewdError, MissingInputsError } from '../domain/errors.ts';
 import type { TokenUsage } from '../domain/usage.ts';
 import { checkCrew } from '../engine/check-crew.ts';
+import type { OutputFiles } from '../engine/output-files.ts';
 import type { ToolRegistry } from '../engine/tool.ts';
 import type { ModelResolver } from '../llm/chat-model.ts';
 import { createModelResolver } from '../llm/resolve-model.ts';
 import { defaultDatabasePath } from '../config.ts';
 import { openCrewTools } from '../tools/open-crew-tools.ts';
 import { workspaceRoot } from '../workspace/execution-workspace.ts';
+import { WorkspaceFiles } from '../workspace/workspace-files.ts';
 import type { CliContext } from './cli-context.ts';
 import { scriptedLineSource, terminalLineSource } from './line-source.ts';
 import type { LineSource } from './line-source.ts';
@@ -30,6 +33,8 @@ export interface RunOptions {
   readonly model?: string;
   readonly record?: string;
   readonly feedbackFile?: string;
+  /** Where output files go; the current directory when absent. */
+  readonly outputDir?: string;
 }
 
 /**
@@ -72,7 +77,9 @@ export async function runCrewInTerminal(
     const defaultModel = env.MODEL === '' ? undefined : env.MODEL;
     // Every agent's model names, credentials and tools are checked now rather than after the first task has started.
     checkCrew(crew, { models, tools, defaultModel });
-    await runOpenCrew(crew, inputs, { ...context, env, models, tools, scripted });
+    const outputDir = path.resolve(options.outputDir ?? '.');
+    const outputFiles = new WorkspaceFiles(() => outputDir);
+    await runOpenCrew(crew, inputs, { ...context, env, models, tools, scripted, outputFiles });
   } finally {
     await tools.close();
   }
@@ -82,6 +89,7 @@ interface OpenCrew extends CliContext {
   readonly models: ModelResolver;
   readonly tools: ToolRegistry;
   readonly scripted: readonly string[] | undefined;
+  readonly outputFiles: OutputFiles;
 }
 
 async function runOpenCrew(crew: CrewDefinition, inputs: CrewInputs, context: OpenCrew): Promise<void> {
@@ -109,6 +117,7 @@ async function runOpenCrew(crew: CrewDefinition, inputs: CrewInputs, context: Op
       inputs,
       models,
       tools,
+      outputFiles: context.outputFiles,
       defaultModel: env.MODEL === '' ? undefined : env.MODEL,
       signal: controller.signal,
       onEvent: progress.onEvent,

@@ -50,7 +50,17 @@ export function applyCrewPy(raw: RawCrewConfig, reading: CrewPyReading, warn: Wa
     if (typeof agent === 'string') entry.agent = agentsByMethod.get(agent) ?? agent;
   }
 
-  return { agents, tasks, crew: { ...raw.crew, ...crewArguments } };
+  const crew = { ...raw.crew, ...crewArguments };
+  if (Object.keys(reading.mcpServers).length > 0) {
+    // crew.yaml's own servers keep their names; crew.py's join them.
+    const declared = raw.crew.mcp_servers;
+    crew.mcp_servers = { ...reading.mcpServers, ...(isObject(declared) ? declared : {}) };
+  }
+  return { agents, tasks, crew };
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 type Entries = Record<string, Record<string, unknown>>;

@@ -205,9 +205,9 @@ describe('loadCrew', () => {
     expect(dropped).toEqual([
       'crew.yaml:line 2 (memory): crewd does not do memory yet: agents remember nothing beyond each task and its context',
       'tasks.yaml:line 5 (write_task.async_execution): crewd does not do async_execution yet: the task runs after the one before it, not at the same time',
-      "tasks.yaml:line 6 (write_task.output_file): crewd does not do output_file yet: the output is not written to a file; it is in the execution's result",
     ]);
     expect(crew.tasks[0]).not.toHaveProperty('output_file');
+    expect(crew.tasks[0]?.outputFile).toBe('report.md');
     expect(crew.agents.get('writer')).not.toHaveProperty('favourite_colour');
   });
 });

@@ -84,7 +84,7 @@ export async function loadCrew(dir: string, options: LoadCrewOptions): Promise<C
     );
     agentsYaml = applied.agents;
     tasksYaml = applied.tasks;
-    if (Object.keys(reading.crew).length > 0) {
+    if (Object.keys(reading.crew).length > 0 || Object.keys(reading.mcpServers).length > 0) {
       // crew.yaml's lines still locate its own keys; crew.py's arguments are named by key alone.
       const base = crewYaml;
       crewYaml = {
@@ -260,6 +260,10 @@ function toAgent(name: string, entry: AgentEntry): AgentDefinition {
     allowDelegation: entry.allow_delegation ?? false,
     verbose: entry.verbose ?? false,
     ...(entry.cache == null ? {} : { cache: entry.cache }),
+    ...(entry.inject_date == null ? {} : { injectDate: entry.inject_date }),
+    ...(entry.date_format == null ? {} : { dateFormat: entry.date_format }),
+    ...(entry.max_execution_time == null ? {} : { maxExecutionTime: entry.max_execution_time }),
+    ...(entry.max_retry_limit == null ? {} : { maxRetryLimit: entry.max_retry_limit }),
   };
 }
 
@@ -276,6 +280,9 @@ function toTask(name: string, entry: TaskEntry): TaskDefinition {
     ...(outputJson == null ? {} : { outputJson }),
     ...(entry.tools == null ? {} : { tools: entry.tools }),
     ...(entry.tool_arguments == null ? {} : { toolArguments: entry.tool_arguments }),
+    ...(entry.output_file == null ? {} : { outputFile: entry.output_file }),
+    ...(entry.create_directory == null ? {} : { createDirectory: entry.create_directory }),
+    ...(entry.markdown == null ? {} : { markdown: entry.markdown }),
     ...guardrailsOf(entry),
   };
 }

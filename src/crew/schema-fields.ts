@@ -31,6 +31,16 @@ export function positiveInteger() {
   return z.int({ error: 'must be a whole number' }).min(1, { error: 'must be at least 1' }).nullish();
 }
 
+/** An optional number above 0, such as seconds. */
+export function positiveNumber() {
+  return z.number({ error: 'must be a number' }).positive({ error: 'must be more than 0' }).nullish();
+}
+
+/** An optional whole number of at least 0, such as a count of retries. */
+export function wholeNumber() {
+  return z.int({ error: 'must be a whole number' }).min(0, { error: 'must be at least 0' }).nullish();
+}
+
 /** An optional list of names, such as tools or context tasks. */
 export function names() {
   return z

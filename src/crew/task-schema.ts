@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { outputFilePath } from './output-file-path.ts';
 import { guardrail, guardrailList, retryCount } from './guardrail-fields.ts';
 import { flag, jsonSchemaObject, names, text, toolArguments } from './schema-fields.ts';
 
@@ -18,6 +19,12 @@ export const taskSchema = z.object({
   output_pydantic: jsonSchemaObject(),
   tools: names(),
   tool_arguments: toolArguments(),
+  /** Where the answer is saved in the execution's workspace; `{placeholders}` are filled from the inputs. */
+  output_file: outputFilePath(),
+  /** crewAI's default is true: the output file's directories are made when missing. */
+  create_directory: flag(),
+  /** crewAI's `markdown`: the task prompt asks for a Markdown answer. */
+  markdown: flag(),
   guardrail: guardrail(),
   /** When given, crewAI ignores `guardrail`. */
   guardrails: guardrailList(),

@@ -17,11 +17,7 @@ export const unhonouredAgentKeys: UnhonouredKeys = {
   allow_code_execution: 'the agent cannot run code',
   code_execution_mode: 'the agent cannot run code',
   multimodal: 'the agent reads text only',
-  max_execution_time: 'a task attempt has no time limit beyond the model call timeout',
-  max_retry_limit: "crewd's own retry rules apply",
   cache: 'tool results are not cached',
-  inject_date: "the date is not added to the agent's prompt",
-  date_format: "the date is not added to the agent's prompt",
   respect_context_window: 'long context is sent as it is, not summarized',
   use_system_prompt: "crewd's prompts are used",
   system_template: "crewd's prompts are used",
@@ -35,9 +31,6 @@ export const unhonouredAgentKeys: UnhonouredKeys = {
 };
 
 export const unhonouredTaskKeys: UnhonouredKeys = {
-  output_file: "the output is not written to a file; it is in the execution's result",
-  create_directory: 'no file is written',
-  markdown: 'the answer is not asked to be Markdown',
   async_execution: 'the task runs after the one before it, not at the same time',
   callback: 'no Python runs when the task ends',
   converter_cls: "answers are parsed by crewd's JSON reader",

@@ -41,6 +41,13 @@ export interface AgentDefinition {
   readonly verbose: boolean;
   /** crewAI's tool cache: a repeated call with the same arguments answers from the first result (default true). */
   readonly cache?: boolean;
+  /** crewAI's `inject_date`: today's date is added to each task description, in `dateFormat` (strftime). */
+  readonly injectDate?: boolean;
+  readonly dateFormat?: string;
+  /** Seconds one task attempt may take before the task fails. */
+  readonly maxExecutionTime?: number;
+  /** Further attempts after a failed one before the task fails; crewAI's default of 2 applies when absent. */
+  readonly maxRetryLimit?: number;
 }
 
 export interface TaskDefinition {
@@ -61,6 +68,12 @@ export interface TaskDefinition {
   readonly tools?: readonly string[];
   /** Literal constructor arguments of tools crew.py instantiates for this task, by tool name. */
   readonly toolArguments?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+  /** Path in the execution's workspace the accepted answer is saved at; may hold `{placeholders}`. */
+  readonly outputFile?: string;
+  /** Whether missing directories of `outputFile` are made (crewAI's default: true). */
+  readonly createDirectory?: boolean;
+  /** crewAI's `markdown`: the prompt asks for the answer in Markdown. */
+  readonly markdown?: boolean;
   /** Checks of the final answer, in the order they run (crewAI's `guardrails`, or its single `guardrail`). */
   readonly guardrails?: readonly GuardrailSpec[];
   /** How many times the agent tries again after a failed check, per guardrail; `defaultGuardrailMaxRetries` when absent. */

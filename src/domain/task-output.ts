@@ -17,6 +17,14 @@ export interface TaskOutput {
   readonly usage: TokenUsage;
   /** 1 for the first attempt; raised by each rejection on /resume. */
   readonly attempt: number;
+  /** The task's `output_file` as saved in the execution's workspace, when it has one. */
+  readonly outputFile?: SavedFile;
+}
+
+/** A file saved in an execution's workspace: its path there (`/`-separated) and its size. */
+export interface SavedFile {
+  readonly path: string;
+  readonly bytes: number;
 }
 
 /** Feedback a person gave on a human-input task through /resume. */

@@ -42,8 +42,14 @@ export function agentTools(
   agent: AgentDefinition,
   task: TaskDefinition,
 ): Tool[] {
+  // crew.py's constructor arguments go with the list they came from: the task's tools, else the agent's.
+  const presetsOf = task.tools === undefined ? agent.toolArguments : task.toolArguments;
   const named = [...new Set(task.tools ?? agent.tools)].map((name) => {
-    const tool = request.tools.get(name);
+    const presets = presetsOf?.[name];
+    const tool =
+      presets === undefined || request.tools.withPresets === undefined
+        ? request.tools.get(name)
+        : request.tools.withPresets(name, presets);
     if (tool === undefined) throw missingTool(request, agent, task, name);
     return tool;
   });

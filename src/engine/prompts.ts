@@ -34,12 +34,18 @@ export function taskPrompt(parts: TaskPromptParts): string {
       'Your final answer must be the complete content itself, not a description or summary of it.',
   ];
   if (task.outputJson !== undefined) sections.push(jsonInstructions(task.outputJson));
+  if (task.markdown === true) sections.push(markdownInstructions);
   if (parts.context.length > 0) sections.push(contextSection(parts.context));
   if (parts.approvedFeedback.length > 0) sections.push(approvedFeedbackSection(parts.approvedFeedback));
   if (parts.rejections.length > 0) sections.push(retrySection(parts.rejections));
   sections.push('When you have what you need, reply with your final answer.');
   return sections.join('\n\n');
 }
+
+/** crewAI's `markdown: true`: the answer is asked for in Markdown, with the syntax spelled out. */
+export const markdownInstructions =
+  'Format your final answer in Markdown: # for headings, **bold** and *italic* for emphasis, - for list items, ' +
+  '`backticks` for inline code and fenced blocks (```language) for code.';
 
 /** Added to the task prompt when the agent tries again after a failed guardrail check (crewAI's validation_error). */
 export function guardrailRetrySection(validationError: string, previousAnswer: string): string {

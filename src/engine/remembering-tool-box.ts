@@ -30,7 +30,8 @@ export function rememberingToolBox(tools: ToolBox, { replay, cache }: ToolMemory
         replayed.add(toolCall.id);
         return recorded;
       }
-      const name = tools.toolName(toolCall.name);
+      // The cache key tells apart instances of one tool with other preset arguments.
+      const name = tools.cacheKey(toolCall.name);
       const cached = cache?.get(name, toolCall.input);
       if (cached !== undefined) return cached;
       const result = await tools.run(toolCall, signal);

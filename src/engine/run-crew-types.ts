@@ -3,8 +3,10 @@ import type { EngineEvent } from '../domain/events.ts';
 import type { HumanFeedback, TaskOutput } from '../domain/task-output.ts';
 import type { TokenUsage } from '../domain/usage.ts';
 import type { ModelResolver } from '../llm/chat-model.ts';
+import type { OutputFiles } from './output-files.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 import type { StepJournal } from './step-journal.ts';
+import type { Timers } from './timers.ts';
 import type { ToolCache } from './tool-cache.ts';
 import type { ToolRegistry } from './tool.ts';
 
@@ -41,6 +43,12 @@ export interface RunCrewRequest {
   readonly limiter?: RateLimiter;
   /** crewAI's tool cache for this execution; give every run of one execution the same one, as for the limiter. */
   readonly toolCache?: ToolCache;
+  /** Where tasks' `output_file`s are saved; without it they are not written. */
+  readonly outputFiles?: OutputFiles;
+  /** Today's date for agents with `inject_date`; the system clock when absent. */
+  readonly clock?: () => Date;
+  /** Times agents' `max_execution_time`; real timers when absent. */
+  readonly timers?: Timers;
 }
 
 export type RunOutcome =

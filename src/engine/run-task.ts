@@ -21,6 +21,9 @@ import type { TaskPlan } from './task-plan.ts';
 import { StepReplay } from './step-journal.ts';
 import type { StepJournal } from './step-journal.ts';
 import { createToolBox } from './tool-box.ts';
+import { saveOutputFile } from './save-output-file.ts';
+import { withAgentLimits } from './agent-limits.ts';
+import { withCurrentDate } from './task-date.ts';
 import { withTriggerPayload } from './trigger-payload.ts';
 
 /**
@@ -33,7 +36,12 @@ export async function runTask(run: CrewRun, plan: TaskPlan): Promise<TaskOutput>
   try {
     const { task, agent } = renderTask(run.request.crew, plan.task, run.request.inputs);
     await run.emit({ type: 'task-start', taskId: task.name, agent: agent.role, attempt: plan.attempt });
-    return await attemptTask(run, plan, task, agent);
+    // One replay for every execution of the attempt: a retry goes on through the journal where the last one stopped.
+    const replay = replayFor(run.request.checkpoint.journal, task.name, plan.attempt);
+    const output = await withAgentLimits(run, agent, (limited) =>
+      attemptTask(limited, plan, task, agent, replay),
+    );
+    return await saveOutputFile(run.request, task, output);
   } catch (error) {
     if (error instanceof ListenerError) throw error;
     signal.throwIfAborted();
@@ -50,10 +58,10 @@ async function attemptTask(
   plan: TaskPlan,
   task: TaskDefinition,
   agent: AgentDefinition,
+  replay: StepReplay | undefined,
 ): Promise<TaskOutput> {
   const { request } = run;
   const { signal } = request;
-  const replay = replayFor(request.checkpoint.journal, task.name, plan.attempt);
   const box = createToolBox(agentTools(request, agent, task), {
     executionId: request.executionId,
     taskId: task.name,
@@ -65,7 +73,8 @@ async function attemptTask(
   const toolCallingModel = toolCallingSpec === undefined ? model : request.models(toolCallingSpec);
   const check =
     task.outputJson === undefined ? undefined : createStructuredOutputChecker(task.name, task.outputJson);
-  const prompt = taskPrompt({ ...plan, task: withTriggerPayload(request.crew, task, request.inputs) });
+  const dated = withCurrentDate(task, agent, (request.clock ?? (() => new Date()))());
+  const prompt = taskPrompt({ ...plan, task: withTriggerPayload(request.crew, dated, request.inputs) });
   let usage = emptyUsage;
 
   const call = async (chat: ChatRequest): Promise<ChatResponse> => {

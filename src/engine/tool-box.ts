@@ -22,6 +22,8 @@ export interface ToolBox {
   readonly specs: readonly ToolSpec[];
   /** The name crews use for the tool the model calls by `modelName`, for steps and events. */
   toolName(modelName: string): string;
+  /** What keys the tool's results in crewAI's tool cache: its name, with its presets when it has some. */
+  cacheKey(modelName: string): string;
   /**
    * Runs one call and returns the text the model sees. Unknown tools, input that breaks the tool's schema, tool
    * failures and timeouts come back as `Error: …` so the model can correct itself; only an abort stops the run.
@@ -32,6 +34,7 @@ export interface ToolBox {
 const emptyToolBox: ToolBox = {
   specs: [],
   toolName: (modelName) => modelName,
+  cacheKey: (modelName) => modelName,
   run: (call) => Promise.resolve(`Error: there is no tool named '${call.name}'. Available tools: none.`),
 };
 
@@ -59,6 +62,10 @@ export function createToolBox(
       inputSchema,
     })),
     toolName: (modelName) => entries.get(modelName)?.tool.name ?? modelName,
+    cacheKey: (modelName) => {
+      const tool = entries.get(modelName)?.tool;
+      return tool?.cacheKey ?? tool?.name ?? modelName;
+    },
     async run(call, signal) {
       const entry = entries.get(call.name);
       if (entry === undefined) {

@@ -21,6 +21,11 @@ export interface Tool {
   readonly name: string;
   readonly description: string;
   readonly inputSchema: JsonSchema;
+  /**
+   * Tells this tool's results apart in crewAI's tool cache from those of another instance of the same name (one
+   * with other preset arguments); the name stands for it when absent.
+   */
+  readonly cacheKey?: string;
   /** Longest one call may take; the engine's default (60 s) when absent. */
   readonly timeoutMs?: number;
   /** Runs the tool; the string it returns is what the model sees. Throwing reports the error to the model. */
@@ -36,6 +41,12 @@ export interface ToolRegistry {
    * (`<url>#<tool>` picks one); undefined when no such server is configured.
    */
   server(reference: string): readonly Tool[] | undefined;
+  /**
+   * The tool `name` with constructor arguments preset, as crew.py instantiates it (`FileReadTool(file_path="a")`);
+   * the tool without them when it takes none (a crew's own tool), undefined when no source has it. Absent on
+   * registries without such tools.
+   */
+  withPresets?(name: string, presets: Readonly<Record<string, unknown>>): Tool | undefined;
   /** A guardrail function by the name tasks use in `guardrail: {function: <name>}`, or undefined. */
   guardrail(name: string): Guardrail | undefined;
 }

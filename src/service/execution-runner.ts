@@ -1,7 +1,9 @@
 import type { CrewDefinition } from '../domain/crew.ts';
 import { createRateLimiter, prefixedLimiter, type RateLimiter } from '../engine/rate-limiter.ts';
 import { runCrew } from '../engine/run-crew.ts';
+import type { OutputFiles } from '../engine/output-files.ts';
 import type { StepJournal } from '../engine/step-journal.ts';
+import type { Timers } from '../engine/timers.ts';
 import { ToolCaches } from '../engine/tool-cache.ts';
 import type { ToolRegistry } from '../engine/tool.ts';
 import type { ModelResolver } from '../llm/chat-model.ts';
@@ -24,6 +26,10 @@ export interface ExecutionRunnerDeps extends LegDeps {
   readonly limiter?: RateLimiter;
   /** Records a trace of every leg when tracing is on. */
   readonly tracing?: Tracing;
+  /** Where tasks' `output_file`s are saved. */
+  readonly outputFiles?: OutputFiles;
+  /** Times agents' `max_execution_time`; real timers unless given. */
+  readonly timers?: Timers;
 }
 
 /** Why a running execution was stopped from outside; `elsewhere`: another process cancelled it or took it over. */
@@ -127,6 +133,9 @@ export class ExecutionRunner {
           },
           limiter: prefixedLimiter(this.#limiter, `${executionId}\n`),
           toolCache: this.#toolCaches.for(executionId),
+          outputFiles: this.deps.outputFiles,
+          clock: this.deps.clock,
+          timers: this.deps.timers,
         });
         await leg.finish(outcome);
         traced?.end(outcome.kind === 'paused' ? 'PAUSED' : 'SUCCESS');

@@ -38,6 +38,14 @@ export async function openToolRegistry(sources: readonly ToolSource[]): Promise<
       }
       return undefined;
     },
+    withPresets(name, presets) {
+      // The source that provides the name decides: a crew's own tool of that name takes no presets.
+      for (const source of sources) {
+        const tool = source.find(name);
+        if (tool !== undefined) return source.withPresets?.(name, presets) ?? tool;
+      }
+      return undefined;
+    },
     guardrail(name: string) {
       for (const source of sources) {
         const guardrail = source.guardrail?.(name);

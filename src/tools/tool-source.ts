@@ -28,6 +28,8 @@ export interface ToolSource {
   names(): readonly string[];
   /** Every tool of an MCP server this source is, by reference (see `ToolRegistry.server`); undefined otherwise. */
   server?(reference: string): readonly Tool[] | undefined;
+  /** The tool `name` with preset constructor arguments, for sources whose tools take them (the built-in tools). */
+  withPresets?(name: string, presets: Readonly<Record<string, unknown>>): Tool | undefined;
   /** A guardrail function by name; only the crew's tools/ directory has them. */
   guardrail?(name: string): Guardrail | undefined;
   status(): ToolSourceStatus;

@@ -1,10 +1,10 @@
-import { mkdtempSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeOpenAIServer } from '../support/fake-openai-server.ts';
 import { userText } from '../support/model-requests.ts';
-import { repoRoot, runCrewd } from './crewd-command.ts';
+import { repoRoot, runCrewd, tempDir } from './crewd-command.ts';
 
 const project = (name: string): string => join(repoRoot, 'test/fixtures/crewai-projects', name);
 
@@ -28,14 +28,16 @@ afterAll(async () => {
 });
 
 describe('crewAI projects in the terminal', () => {
-  it("runs crewAI's project template from its root, with the model and key from the project's .env", async () => {
+  it("runs crewAI's project template from its root as written, with the model and key from the project's .env", async () => {
     const before = model.requests.length;
+    const outputDir = tempDir();
 
     const result = await runCrewd(
       [
         'run',
         project('latest_ai_development'),
-        '--allow-partial',
+        '--output-dir',
+        outputDir,
         '--inputs',
         '{"topic": "AI LLMs", "current_year": "2026"}',
       ],
@@ -52,6 +54,8 @@ describe('crewAI projects in the terminal', () => {
       'Bearer sk-from-dotenv-file',
     ]);
     expect(userText(requests[0]!)).toContain('Conduct a thorough research about AI LLMs');
+    // The template's reporting_task has output_file="report.md": the report is saved there, as crewAI saves it.
+    expect(readFileSync(join(outputDir, 'report.md'), 'utf8')).toBe(result.stdout.trim());
   });
 
   it('lets a variable of the real environment win over the same one in .env', async () => {
@@ -61,7 +65,8 @@ describe('crewAI projects in the terminal', () => {
       [
         'run',
         project('latest_ai_development'),
-        '--allow-partial',
+        '--output-dir',
+        tempDir(),
         '--inputs',
         '{"topic": "AI LLMs", "current_year": "2026"}',
       ],
@@ -134,21 +139,34 @@ describe('a JSONC crew (crewAI 1.15 and later)', () => {
   });
 });
 
-const outputFileLine =
-  "src/latest_ai_development/config/tasks.yaml:line 10 (reporting_task.output_file): crewd does not do output_file yet: the output is not written to a file; it is in the execution's result";
+const memoryLine =
+  'src/latest_ai_development/crew.py (memory): crewd does not do memory yet: agents remember nothing beyond each task and its context';
+
+/** crewAI's template with `memory=True` on its Crew: a part crewd does not honour yet. */
+function templateWithMemory(): string {
+  const copy = join(tempDir(), 'latest_ai_development');
+  cpSync(project('latest_ai_development'), copy, { recursive: true });
+  const crewPy = join(copy, 'src/latest_ai_development/crew.py');
+  const source = readFileSync(crewPy, 'utf8');
+  writeFileSync(
+    crewPy,
+    source.replace('process=Process.sequential,', 'process=Process.sequential,\n            memory=True,'),
+  );
+  return copy;
+}
 
 describe('refusing what crewd would leave out', () => {
   it('run refuses a project with a part it does not honour, before any model call, and names the part', async () => {
     const before = model.requests.length;
 
     const result = await runCrewd(
-      ['run', project('latest_ai_development'), '--inputs', '{"topic": "AI LLMs", "current_year": "2026"}'],
+      ['run', templateWithMemory(), '--inputs', '{"topic": "AI LLMs", "current_year": "2026"}'],
       { env: { OPENAI_BASE_URL: model.url } },
     );
 
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(
-      `warning: ${outputFileLine}\n` +
+      `warning: ${memoryLine}\n` +
         'crewd: crewd would leave out 1 part of this crew (listed above); run `crewd check` for the full report, or pass --allow-partial to run without it\n',
     );
     expect(model.requests.length).toBe(before);
@@ -157,16 +175,13 @@ describe('refusing what crewd would leave out', () => {
   it('serve says the same in readable lines and does not start', async () => {
     const database = join(mkdtempSync(join(tmpdir(), 'crewd-partial-')), 'crewd.db');
 
-    const result = await runCrewd(
-      ['serve', project('latest_ai_development'), '--port', '0', '--database', database],
-      {
-        env: { OPENAI_BASE_URL: model.url },
-      },
-    );
+    const result = await runCrewd(['serve', templateWithMemory(), '--port', '0', '--database', database], {
+      env: { OPENAI_BASE_URL: model.url },
+    });
 
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
-    expect(result.stderr).toContain(`warning: ${outputFileLine}\n`);
+    expect(result.stderr).toContain(`warning: ${memoryLine}\n`);
     expect(result.stderr).toContain('crewd: crewd would leave out 1 part of this crew');
     expect(result.stderr).not.toContain('{"level"');
   });
@@ -174,7 +189,7 @@ describe('refusing what crewd would leave out', () => {
 
 describe('crewd check', () => {
   it('reports what will run, where each model comes from, and what is not honoured, exiting non-zero', async () => {
-    const result = await runCrewd(['check', project('latest_ai_development')]);
+    const result = await runCrewd(['check', templateWithMemory()]);
 
     expect(result.code).toBe(1);
     expect(result.stdout).toBe(
@@ -196,17 +211,38 @@ describe('crewd check', () => {
         '  2. reporting_task: agent reporting_analyst',
         '     context: every earlier task',
         '     output: text',
+        "     saved to: report.md (in the execution's workspace)",
         '',
         'Required inputs: topic, current_year',
         '',
         'Not honoured (left out when run with --allow-partial):',
-        `  - ${outputFileLine}`,
+        `  - ${memoryLine}`,
         '',
         '1 problem: crewd does not run this crew as written.',
         '',
       ].join('\n'),
     );
     expect(result.stderr).toBe('crewd: the crew does not run as written (see the report above)\n');
+  });
+
+  it("exits 0 for crewAI's own project template: its output_file is honoured", async () => {
+    const result = await runCrewd(['check', project('latest_ai_development')]);
+
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain("     saved to: report.md (in the execution's workspace)\n");
+    expect(result.stdout).toContain('Nothing is left out: crewd runs this crew as written.');
+  });
+
+  it("shows each agent's built-in tool with the arguments crew.py gives it", async () => {
+    const result = await runCrewd(['check', project('reading_room')], {
+      env: { MODEL: 'openai/gpt-4o-mini', OPENAI_API_KEY: 'sk-test' },
+    });
+
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain(
+      '  secretary (Board secretary)\n    model: openai/gpt-4o-mini (the MODEL variable)\n    tools: FileReadTool(file_path="notes/minutes.txt")\n',
+    );
+    expect(result.stdout).toContain('    tools: FileReadTool(file_path="notes/budget.txt")\n');
   });
 
   it('exits 0 for a crew.py project it runs as written, with the output classes it checks', async () => {

@@ -1,7 +1,9 @@
 import type { AgentDefinition, CrewDefinition, CrewInputs, TaskDefinition } from '../../src/domain/crew.ts';
 import type { EngineEvent } from '../../src/domain/events.ts';
 import { runCrew } from '../../src/engine/run-crew.ts';
+import type { OutputFiles } from '../../src/engine/output-files.ts';
 import type { RateLimiter } from '../../src/engine/rate-limiter.ts';
+import type { Timers } from '../../src/engine/timers.ts';
 import type { Checkpoint, RunOutcome } from '../../src/engine/run-crew-types.ts';
 import { toolRegistryOf } from '../../src/engine/tool.ts';
 import type { Tool } from '../../src/engine/tool.ts';
@@ -69,6 +71,9 @@ export interface RunOptions {
   readonly defaultModel?: string;
   readonly limiter?: RateLimiter;
   readonly onEvent?: (event: EngineEvent) => void | Promise<void>;
+  readonly outputFiles?: OutputFiles;
+  readonly clock?: () => Date;
+  readonly timers?: Timers;
 }
 
 export interface EngineHarness {
@@ -104,6 +109,9 @@ export async function startEngineHarness(
         tools: toolRegistryOf(options.tools ?? [], options.guardrails),
         defaultModel: options.defaultModel,
         limiter: options.limiter,
+        outputFiles: options.outputFiles,
+        clock: options.clock,
+        timers: options.timers,
         signal: options.signal ?? new AbortController().signal,
         onEvent: async (event) => {
           events.push(event);

@@ -88,10 +88,14 @@ describe('output_json', () => {
     });
   });
 
-  it('fails the task with OUTPUT_INVALID when the second answer is still invalid', async () => {
+  it('fails the task with OUTPUT_INVALID when the second answer is still invalid and no retry is left', async () => {
     harness.fake.enqueue({ content: 'I think it is great' }, { content: '{"title": "Tides"}' });
+    const noRetries = crew(
+      [agent('critic', { maxRetryLimit: 0 })],
+      [task('review', 'critic', { outputJson: schema })],
+    );
 
-    const error: unknown = await harness.run(definition).catch((caught: unknown) => caught);
+    const error: unknown = await harness.run(noRetries).catch((caught: unknown) => caught);
 
     expect(error).toBeInstanceOf(CrewdError);
     expect(error).toMatchObject({ code: 'TASK_FAILED' });
@@ -100,5 +104,43 @@ describe('output_json', () => {
     expect((error as Error).cause).toMatchObject({ code: 'OUTPUT_INVALID' });
     expect(chatRequests(harness.fake)).toHaveLength(2);
     expect(harness.events.some((event) => event.type === 'task-end')).toBe(false);
+  });
+
+  it("runs the task again after an invalid answer, as crewAI's max_retry_limit (default 2) allows", async () => {
+    harness.fake.enqueue(
+      { content: 'great' },
+      { content: 'very great' },
+      { content: 'still great' },
+      { content: 'really great' },
+      { content: '{"title": "Tides", "score": 7}' },
+    );
+
+    const outcome = await harness.run(definition);
+
+    expect(chatRequests(harness.fake)).toHaveLength(5);
+    expect(outcome.kind === 'completed' && outcome.outputs[0]?.outputJson).toEqual({
+      title: 'Tides',
+      score: 7,
+    });
+  });
+
+  it('fails once max_retry_limit further executions have failed too', async () => {
+    harness.fake.enqueue(
+      { content: 'a' },
+      { content: 'b' },
+      { content: 'c' },
+      { content: 'd' },
+      { content: 'e' },
+      { content: 'f' },
+    );
+    const oneRetry = crew(
+      [agent('critic', { maxRetryLimit: 1 })],
+      [task('review', 'critic', { outputJson: schema })],
+    );
+
+    const error: unknown = await harness.run(oneRetry).catch((caught: unknown) => caught);
+
+    expect((error as Error).cause).toMatchObject({ code: 'OUTPUT_INVALID' });
+    expect(chatRequests(harness.fake)).toHaveLength(4);
   });
 });

@@ -28,3 +28,14 @@ export function numberedAnswers(isSlow: (request: RecordedRequest) => boolean = 
     ...(isSlow(request) ? { delayMs: 60_000 } : {}),
   });
 }
+
+/** The content of the first tool result a recorded model request carries, or undefined before any tool ran. */
+export function toolResultText(request: RecordedRequest): string | undefined {
+  const result = (request.body.messages as Message[]).find((message) => message.role === 'tool');
+  return result === undefined ? undefined : String(result.content);
+}
+
+/** The names of the tools a recorded model request offers the model. */
+export function offeredTools(request: RecordedRequest): string[] {
+  return ((request.body.tools ?? []) as { function: { name: string } }[]).map((tool) => tool.function.name);
+}

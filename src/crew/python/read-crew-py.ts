@@ -9,6 +9,8 @@ import type { PythonNode } from './python-parser.ts';
 import { excerpt } from './python-value.ts';
 import type { PythonSymbol, PythonValue } from './python-value.ts';
 import { pydanticSchema, SchemaProblem } from './pydantic-schema.ts';
+import { CrewPyMcp, toolNamesIn } from './crew-py-mcp-reader.ts';
+import type { McpServerDeclaration } from './crew-py-mcp.ts';
 
 /** An agent or task as a `@agent`/`@task` method builds it, in the snake_case keys the YAML would use. */
 export interface CrewPyEntry {
@@ -37,6 +39,8 @@ export interface CrewPyReading {
   modelSchema(className: string): Promise<JsonSchema | undefined>;
   /** What a `@llm` method of the crew class returns, for `llm: method_name` in agents.yaml. */
   readonly llmMethods: ReadonlyMap<string, unknown>;
+  /** MCP servers crew.py writes (`mcps=[...]`, `MCPServerAdapter(...)`, `mcp_server_params`), by the name given. */
+  readonly mcpServers: Readonly<Record<string, McpServerDeclaration>>;
 }
 
 export interface ReadCrewPyOptions {
@@ -131,6 +135,7 @@ const knownDecorators = new Set([
 class CrewClassReader {
   readonly #dropped: string[] = [];
   readonly #toolOrigins: Record<string, string> = {};
+  #mcp: CrewPyMcp = new CrewPyMcp(() => undefined, undefined);
   readonly #methods: Method[];
   readonly #selfAttributes: Map<string, PythonNode>;
 
@@ -152,6 +157,13 @@ class CrewClassReader {
       task: [],
     };
     const llmMethods = new Map<string, unknown>();
+    const mcpParams = this.#selfAttributes.get('mcp_server_params');
+    this.#mcp = new CrewPyMcp(
+      (node, where, message) => this.#drop(node, where, message),
+      mcpParams === undefined
+        ? undefined
+        : await evaluatePython(mcpParams, { ...this.#scope(), locals: new Map() }),
+    );
 
     for (const method of this.#methods) {
       if (method.kind === 'agent' || method.kind === 'task') {
@@ -193,6 +205,7 @@ class CrewClassReader {
       dropped: this.#dropped,
       modelSchema: (className) => this.#modelSchemaByName(className),
       llmMethods,
+      mcpServers: this.#mcp.servers,
     };
   }
 
@@ -248,13 +261,19 @@ class CrewClassReader {
 
     const entry: Record<string, unknown> = {};
     const toolArguments: Record<string, Record<string, unknown>> = {};
+    const mcps: string[] = [];
     for (const [key, argument] of value.kwargs) {
       const where = `${name}.${key}`;
       if (key === 'config') continue;
       switch (key) {
         case 'tools': {
-          const tools = this.#tools(argument, where, toolArguments);
+          const tools = this.#tools(argument, where, toolArguments, section === 'agent' ? mcps : undefined);
           if (tools !== undefined) entry.tools = tools;
+          break;
+        }
+        case 'mcps': {
+          if (section === 'agent') mcps.push(...this.#mcp.mcps(argument, where));
+          else this.#unreadable(argument, where);
           break;
         }
         case 'llm':
@@ -299,6 +318,7 @@ class CrewClassReader {
       }
     }
     if (Object.keys(toolArguments).length > 0) entry.tool_arguments = toolArguments;
+    if (mcps.length > 0) entry.mcps = [...new Set(mcps)];
     const configKey = configKeyOf(value, section);
     return { name, method: method.name, configKey, entry };
   }
@@ -394,7 +414,18 @@ class CrewClassReader {
     value: PythonValue,
     where: string,
     toolArguments: Record<string, Record<string, unknown>>,
+    mcps: string[] | undefined,
   ): string[] | undefined {
+    // `tools=self.get_mcp_tools()`: the tools of the class's mcp_server_params.
+    if (value.kind === 'method-call' && value.method === 'get_mcp_tools') {
+      return this.#mcp.mcpTools(
+        this.#mcp.adapterServers(value, where) ?? [],
+        toolNamesIn(value),
+        value,
+        where,
+        mcps,
+      );
+    }
     const items =
       value.kind === 'list'
         ? value.items
@@ -407,6 +438,11 @@ class CrewClassReader {
     }
     const tools: string[] = [];
     for (const item of items) {
+      const servers = this.#mcp.adapterServers(item, where);
+      if (servers !== undefined) {
+        tools.push(...(this.#mcp.mcpTools(servers, toolNamesIn(item), item, where, mcps) ?? []));
+        continue;
+      }
       const tool = this.#tool(item, where);
       if (tool === undefined) continue;
       tools.push(tool.name);
@@ -421,14 +457,6 @@ class CrewClassReader {
   ): { name: string; arguments?: Record<string, unknown> } | undefined {
     if (value.kind === 'call') {
       const callee = value.callee;
-      if (callee.kind === 'external' && /MCPServerAdapter/.test(callee.name)) {
-        this.#drop(
-          value.node,
-          where,
-          'MCPServerAdapter in crew.py is not read: declare the server under mcp_servers in crew.yaml',
-        );
-        return undefined;
-      }
       if (callee.kind === 'function') {
         // A factory function: what it returns is the tool.
         return this.#unreadableTool(value, where);

@@ -1,3 +1,4 @@
+import { canonicalJson } from '../../domain/canonical-json.ts';
 import { CrewdError } from '../../domain/errors.ts';
 import type { Tool } from '../../engine/tool.ts';
 import { staticToolSource } from '../tool-source.ts';
@@ -44,10 +45,27 @@ export function createBuiltinTool(
   return factory.create(options, presets);
 }
 
-/** The built-in tools without presets, as a source of the tool registry. */
+/**
+ * The built-in tools as a source of the tool registry: without presets by name, and with the presets crew.py gives
+ * an agent or a task through `withPresets` (one instance per distinct set, made on first use).
+ */
 export function builtinToolSource(options: BuiltinToolOptions): ToolSource {
-  return staticToolSource(
+  const plain = staticToolSource(
     'built-in tools',
     builtinToolNames.map((name) => createBuiltinTool(name, options)),
   );
+  const preset = new Map<string, Tool>();
+  return {
+    ...plain,
+    withPresets(name, presets) {
+      if (!isBuiltinToolName(name)) return undefined;
+      const key = `${name}\u0000${canonicalJson(presets)}`;
+      let tool = preset.get(key);
+      if (tool === undefined) {
+        tool = createBuiltinTool(name, options, presets);
+        preset.set(key, tool);
+      }
+      return tool;
+    },
+  };
 }

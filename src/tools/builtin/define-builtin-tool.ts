@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { JsonSchema } from '../../domain/crew.ts';
+import { canonicalJson } from '../../domain/canonical-json.ts';
 import { CrewdError } from '../../domain/errors.ts';
 import type { Tool, ToolContext } from '../../engine/tool.ts';
 import type { BuiltinToolOptions } from './builtin-tool-options.ts';
@@ -69,6 +70,7 @@ export function defineBuiltinTool<Args extends Shape, Settings extends Shape>(
       const modelArgs = spec.args.omit(omitted as never);
       return {
         name: spec.name,
+        ...(Object.keys(presets).length === 0 ? {} : { cacheKey: `${spec.name}(${canonicalJson(presets)})` }),
         description: spec.describe(argPresets),
         inputSchema: modelSchema(modelArgs),
         async run(input: unknown, context: ToolContext): Promise<string> {
