@@ -3,13 +3,22 @@ import { CrewdError } from '../domain/errors.ts';
 import { createCrewRun, ListenerError } from './crew-run.ts';
 import type { CrewRun } from './crew-run.ts';
 import type { RunCrewRequest, RunOutcome } from './run-crew-types.ts';
+import { managerAgent } from './manager-agent.ts';
 import { runSequentialProcess } from './sequential-process.ts';
 
-/** A way of ordering a crew's work; a manager-led process would be another entry. */
+/** A way of ordering a crew's work. */
 type Process = (run: CrewRun) => Promise<RunOutcome>;
 
+/**
+ * crewAI's hierarchical process runs the tasks in the same order as the sequential one; what differs is who leads
+ * each task (the manager, delegating: see task-lead.ts).
+ */
 const processes: Partial<Record<ProcessKind, Process>> = {
   sequential: runSequentialProcess,
+  hierarchical: (run) => {
+    managerAgent(run.request.crew); // refuses a crew without a manager before any task starts
+    return runSequentialProcess(run);
+  },
 };
 
 /** The process this engine runs the crew with; `CONFIG_INVALID` for one it cannot run yet. */

@@ -1,23 +1,21 @@
 import { renderTask } from '../crew/index.ts';
-import type { AgentDefinition, TaskDefinition } from '../domain/crew.ts';
+import type { TaskDefinition } from '../domain/crew.ts';
 import { CrewdError, isCrewdError } from '../domain/errors.ts';
 import { summarize } from '../domain/task-output.ts';
 import type { TaskOutput } from '../domain/task-output.ts';
-import { addUsage, emptyUsage } from '../domain/usage.ts';
-import type { TokenUsage } from '../domain/usage.ts';
-import type { ChatRequest, ChatResponse } from '../llm/chat-model.ts';
-import { abortable } from './abortable.ts';
-import { agentModel, agentToolCallingModel, agentTools } from './agent-resources.ts';
 import { runAgentLoop } from './agent-loop.ts';
 import type { AgentLoopOptions } from './agent-loop.ts';
+import { attemptShared, openAgentSession } from './agent-session.ts';
 import { ListenerError } from './crew-run.ts';
 import type { CrewRun } from './crew-run.ts';
+import { delegationToolNames, workTools } from './delegation-tools.ts';
 import { correctionRequest, systemPrompt, taskPrompt } from './prompts.ts';
 import { createStructuredOutputChecker } from './structured-output.ts';
 import type { TaskPlan } from './task-plan.ts';
 import { StepReplay } from './step-journal.ts';
 import type { StepJournal } from './step-journal.ts';
-import { createToolBox } from './tool-box.ts';
+import { taskLead } from './task-lead.ts';
+import type { TaskLead } from './task-lead.ts';
 import { withTriggerPayload } from './trigger-payload.ts';
 
 /**
@@ -29,8 +27,9 @@ export async function runTask(run: CrewRun, plan: TaskPlan): Promise<TaskOutput>
   const { signal } = run.request;
   try {
     const { task, agent } = renderTask(run.request.crew, plan.task, run.request.inputs);
-    await run.emit({ type: 'task-start', taskId: task.name, agent: agent.role, attempt: plan.attempt });
-    return await attemptTask(run, plan, task, agent);
+    const lead = taskLead(run, task, agent);
+    await run.emit({ type: 'task-start', taskId: task.name, agent: lead.agent.role, attempt: plan.attempt });
+    return await attemptTask(run, plan, task, lead);
   } catch (error) {
     if (error instanceof ListenerError) throw error;
     signal.throwIfAborted();
@@ -46,92 +45,28 @@ async function attemptTask(
   run: CrewRun,
   plan: TaskPlan,
   task: TaskDefinition,
-  agent: AgentDefinition,
+  lead: TaskLead,
 ): Promise<TaskOutput> {
   const { request } = run;
-  const { signal } = request;
-  const tools = createToolBox(agentTools(request, agent, task), {
-    executionId: request.executionId,
-    taskId: task.name,
-    agent: agent.name,
-  });
-  const model = request.models(agentModel(request, agent));
-  const toolCallingSpec = agentToolCallingModel(request, agent);
-  const toolCallingModel = toolCallingSpec === undefined ? model : request.models(toolCallingSpec);
+  const { agent } = lead;
   const check =
     task.outputJson === undefined ? undefined : createStructuredOutputChecker(task.name, task.outputJson);
   const prompt = taskPrompt({ ...plan, task: withTriggerPayload(request.crew, task, request.inputs) });
-  const replay = replayFor(request.checkpoint.journal, task.name, plan.attempt);
-  let usage = emptyUsage;
-
-  const call = async (chat: ChatRequest): Promise<ChatResponse> => {
-    const recorded = replay?.nextAnswer();
-    if (recorded !== undefined) {
-      usage = addUsage(usage, recorded.usage);
-      return { ...recorded.answer, usage: recorded.usage };
-    }
-    await run.limiter.wait(agent.name, agent.maxRpm, signal);
-    // crewAI's function_calling_llm: turns that offer tools go to it, the others to the agent's model.
-    const chosen = chat.tools !== undefined && chat.tools.length > 0 ? toolCallingModel : model;
-    const startedAt = performance.now();
-    const response = await abortable(chosen.generate(chat, signal), signal);
-    const callUsage = usageOf(response);
-    usage = addUsage(usage, callUsage);
-    const durationMs = performance.now() - startedAt;
-    await run.emit({
-      type: 'model-call-end',
-      taskId: task.name,
-      attempt: plan.attempt,
-      answer: { text: response.text, toolCalls: response.toolCalls },
-      model: chosen.id,
-      usage: callUsage,
-      durationMs,
-    });
-    return response;
+  const shared = {
+    ...attemptShared(task, plan.attempt, replayFor(request.checkpoint.journal, task.name, plan.attempt)),
+    delegations: 0,
   };
-  const step = (thought: string, tool: string | null, toolInput: unknown, result: string, id?: string) =>
-    run.emit({
-      type: 'step-end',
-      step: {
-        taskId: task.name,
-        agent: agent.role,
-        prompt,
-        thought,
-        tool,
-        toolInput,
-        result,
-        ...(id === undefined ? {} : { toolCallId: id }),
-      },
-    });
-  const replayed = new Set<string>();
+  const delegator = { agent, scope: '', chain: [agent.role], coworkers: lead.coworkers };
+  const session = openAgentSession(run, shared, {
+    agent,
+    prompt,
+    scope: '',
+    tools: workTools(run, shared, delegator, lead.tools),
+    uncached: delegationToolNames,
+  });
   const loop: Omit<AgentLoopOptions, 'messages'> = {
-    call,
-    tools: {
-      ...tools,
-      async run(toolCall, toolSignal) {
-        const recorded = replay?.toolResult(toolCall.id);
-        if (recorded !== undefined) {
-          replayed.add(toolCall.id);
-          return recorded;
-        }
-        const name = tools.toolName(toolCall.name);
-        const cached = agent.cache === false ? undefined : run.toolCache.get(name, toolCall.input);
-        if (cached !== undefined) return cached;
-        const result = await tools.run(toolCall, toolSignal);
-        // Failures are not kept: the same call may well work next time.
-        if (agent.cache !== false && !result.startsWith('Error:'))
-          run.toolCache.set(name, toolCall.input, result);
-        return result;
-      },
-    },
-    maxIter: agent.maxIter,
+    ...session.loop,
     responseSchema: task.outputJson === undefined ? undefined : { name: task.name, schema: task.outputJson },
-    signal,
-    // A replayed call's step is in the log already.
-    onToolStep: async ({ thought, call: toolCall, result }) => {
-      if (replayed.has(toolCall.id)) return;
-      await step(thought, tools.toolName(toolCall.name), toolCall.input, result, toolCall.id);
-    },
   };
 
   let result = await runAgentLoop({
@@ -162,7 +97,7 @@ async function attemptTask(
     outputJson = checked.value;
   }
 
-  await step(result.answer, null, null, result.answer);
+  await session.step(result.answer, null, null, result.answer);
   return {
     taskId: task.name,
     description: task.description,
@@ -171,7 +106,7 @@ async function attemptTask(
     agent: agent.role,
     output: result.answer,
     outputJson,
-    usage,
+    usage: shared.usage,
     attempt: plan.attempt,
   };
 }
@@ -184,16 +119,6 @@ function replayFor(
 ): StepReplay | undefined {
   if (journal === undefined || journal.taskId !== taskId || journal.attempt !== attempt) return undefined;
   return new StepReplay(journal.entries);
-}
-
-function usageOf(response: ChatResponse): TokenUsage {
-  const { promptTokens, completionTokens } = response.usage;
-  return {
-    promptTokens,
-    completionTokens,
-    totalTokens: promptTokens + completionTokens,
-    successfulRequests: 1,
-  };
 }
 
 /** Only our own messages reach users; anything else is reported without its text. */

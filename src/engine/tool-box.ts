@@ -3,6 +3,8 @@ import type { ValidateFunction } from 'ajv';
 import { CrewdError } from '../domain/errors.ts';
 import type { ToolCall, ToolSpec } from '../llm/chat-model.ts';
 import { abortable } from './abortable.ts';
+import { ListenerError } from './crew-run.ts';
+import { TaskStoppingError } from './tool.ts';
 import type { Tool, ToolContext } from './tool.ts';
 import { modelToolNames } from './model-tool-names.ts';
 
@@ -76,6 +78,8 @@ export function createToolBox(
         return capped(output, limits.maxOutputChars);
       } catch (error) {
         signal.throwIfAborted();
+        // A tool may stop the task on purpose, and events a delegated coworker emits may stop the run.
+        if (error instanceof TaskStoppingError || error instanceof ListenerError) throw error;
         if (timeout.aborted) return `Error: the tool did not finish within ${seconds(timeoutMs)}.`;
         return `Error: ${errorText(error)}`;
       }

@@ -1,4 +1,5 @@
 import type { JsonSchema } from '../domain/crew.ts';
+import { CrewdError } from '../domain/errors.ts';
 
 /** What a tool call knows of where it runs, as one options object. */
 export interface ToolContext {
@@ -41,4 +42,15 @@ export interface ToolRegistry {
 export function toolRegistryOf(tools: readonly Tool[]): ToolRegistry {
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
   return { get: (name) => byName.get(name), server: () => undefined };
+}
+
+/**
+ * Thrown by a tool to fail the task instead of reporting an error to the model (a delegation past its limits): the
+ * tool box passes it on unchanged.
+ */
+export class TaskStoppingError extends CrewdError {
+  constructor(message: string) {
+    super('TASK_FAILED', message);
+    this.name = 'TaskStoppingError';
+  }
 }

@@ -244,7 +244,7 @@ describe('crewd check', () => {
 
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(
-      'crewd: src/support_desk/config/tasks.yaml:line 1 (answer_question): has no agent, for the manager of a hierarchical crew to choose; crewd does not do the hierarchical process yet: give the task an agent and use process: sequential\n',
+      "crewd: src/support_desk/config/tasks.yaml:line 1 (answer_question): has no agent, for the manager of a hierarchical crew to choose; crewd's manager delegates each task to the agent the task names: give the task an agent\n",
     );
   });
 });
