@@ -134,6 +134,33 @@ describe('hierarchical process', () => {
     expect(outputs[0]!.usage).toMatchObject({ totalTokens: 45, successfulRequests: 3 });
   });
 
+  it("lets the crew's manager_agent lead, with only the delegation tools, on its own model", async () => {
+    harness.fake.respondWith((request) => {
+      if (!systemText(request).includes('boss role')) return { content: 'Done by the researcher.' };
+      const [result] = toolResults(request);
+      if (result === undefined) {
+        return {
+          toolCalls: [
+            { name: delegateTool, arguments: { task: 'Go', context: '', coworker: 'researcher role' } },
+          ],
+        };
+      }
+      return { content: `Boss: ${result}` };
+    });
+    const led = crew(
+      [agent('boss', { tools: ['lookup'], llm: { model: 'openai/boss-model' } }), agent('researcher')],
+      [task('research', 'researcher')],
+      { process: 'hierarchical', managerAgent: 'boss' },
+    );
+
+    const outputs = completedOutputs(await harness.run(led));
+
+    expect(outputs[0]).toMatchObject({ agent: 'boss role', output: 'Boss: Done by the researcher.' });
+    const [first] = chatRequests(harness.fake);
+    expect(first!.body.model).toBe('boss-model');
+    expect(toolNames(first!)).toEqual([delegateTool, askTool]);
+  });
+
   it('lets the manager ask a coworker a question and use the answer', async () => {
     harness.fake.respondWith((request) => {
       if (!isManager(request)) return { content: 'The deadline is Friday.' };
