@@ -79,6 +79,7 @@ function delegationTools(
     },
     // A coworker's work is a whole agent loop of its own: only the execution's signal bounds it.
     timeoutMs: 2 ** 31 - 1,
+    checkInput: (input) => missingText(input, [noun, 'context', 'coworker']),
     run: (input, context) => {
       const args = input as Record<string, unknown>;
       return delegate(run, shared, delegator, {
@@ -207,6 +208,15 @@ function delegatedPrompt(request: string, context: string): string {
   if (context.trim() !== '') sections.push(`The context you are working with:\n${defuse(context)}`);
   sections.push('When you have what you need, reply with your final answer.');
   return sections.join('\n\n');
+}
+
+/** What `input` lacks of the text arguments `keys` (crewAI's `co_worker` stands for `coworker`), or undefined. */
+function missingText(input: unknown, keys: readonly string[]): string | undefined {
+  const args = typeof input === 'object' && input !== null ? (input as Record<string, unknown>) : {};
+  const missing = keys.filter(
+    (key) => typeof args[key] !== 'string' && !(key === 'coworker' && typeof args.co_worker === 'string'),
+  );
+  return missing.length === 0 ? undefined : `${missing.join(', ')} must be given as text`;
 }
 
 /** crewAI matches coworkers ignoring case, quotes and runs of whitespace. */

@@ -44,15 +44,17 @@ export function createToolBox(
 ): ToolBox {
   // Most tasks have no tools, and an Ajv instance costs time and memory per attempt: make one only when needed.
   if (tools.length === 0) return emptyToolBox;
-  const ajv = new Ajv({ allErrors: true, strict: false, logger: false });
   const names = modelToolNames(tools.map((tool) => tool.name));
-  const entries = new Map<string, { tool: Tool; validate: ValidateFunction }>();
+  const entries = new Map<string, { tool: Tool; check: (input: unknown) => string | undefined }>();
+  let ajv: Ajv | undefined;
   for (const [index, tool] of tools.entries()) {
-    try {
-      entries.set(names[index]!, { tool, validate: ajv.compile(tool.inputSchema) });
-    } catch {
-      throw new CrewdError('CONFIG_INVALID', `Tool '${tool.name}' has an input schema that is not valid`);
+    const name = names[index]!;
+    if (tool.checkInput !== undefined) {
+      entries.set(name, { tool, check: tool.checkInput });
+      continue;
     }
+    ajv ??= new Ajv({ allErrors: true, strict: false, logger: false });
+    entries.set(name, { tool, check: compiledCheck(ajv, tool) });
   }
   return {
     specs: tools.map(({ description, inputSchema }, index) => ({
@@ -66,9 +68,8 @@ export function createToolBox(
       if (entry === undefined) {
         return `Error: there is no tool named '${call.name}'. Available tools: ${names.join(', ')}.`;
       }
-      if (!entry.validate(call.input)) {
-        return `Error: invalid input for tool '${call.name}': ${ajv.errorsText(entry.validate.errors, { dataVar: 'input' })}`;
-      }
+      const problem = entry.check(call.input);
+      if (problem !== undefined) return `Error: invalid input for tool '${call.name}': ${problem}`;
       const timeoutMs = entry.tool.timeoutMs ?? limits.timeoutMs;
       const timeout = AbortSignal.timeout(timeoutMs);
       const abortSignal = AbortSignal.any([signal, timeout]);
@@ -85,6 +86,16 @@ export function createToolBox(
       }
     },
   };
+}
+
+function compiledCheck(ajv: Ajv, tool: Tool): (input: unknown) => string | undefined {
+  let validate: ValidateFunction;
+  try {
+    validate = ajv.compile(tool.inputSchema);
+  } catch {
+    throw new CrewdError('CONFIG_INVALID', `Tool '${tool.name}' has an input schema that is not valid`);
+  }
+  return (input) => (validate(input) ? undefined : ajv.errorsText(validate.errors, { dataVar: 'input' }));
 }
 
 function capped(output: string, maxChars: number): string {

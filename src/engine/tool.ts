@@ -23,6 +23,11 @@ export interface Tool {
   readonly inputSchema: JsonSchema;
   /** Longest one call may take; the engine's default (60 s) when absent. */
   readonly timeoutMs?: number;
+  /**
+   * Checks an input against `inputSchema` without compiling it: what is wrong, or undefined when it is fine. Tools
+   * the engine makes for every attempt (delegation) set it, since compiling a schema costs milliseconds.
+   */
+  readonly checkInput?: (input: unknown) => string | undefined;
   /** Runs the tool; the string it returns is what the model sees. Throwing reports the error to the model. */
   run(input: unknown, context: ToolContext): Promise<string>;
 }

@@ -214,6 +214,21 @@ describe('hierarchical process', () => {
     ]);
   });
 
+  it('sends a delegation without its arguments back to the manager as an error', async () => {
+    harness.fake.respondWith((request) =>
+      toolResults(request).length === 0
+        ? { toolCalls: [{ name: delegateTool, arguments: { task: 'Write' } }] }
+        : { content: 'Done alone.' },
+    );
+    const single = { ...hierarchical, tasks: hierarchical.tasks.slice(0, 1) };
+
+    await harness.run(single);
+
+    expect(toolResults(chatRequests(harness.fake)[1]!)).toEqual([
+      `Error: invalid input for tool '${delegateTool}': context, coworker must be given as text`,
+    ]);
+  });
+
   it('pauses a human-input task after the manager answers, and retries it with the feedback when rejected', async () => {
     harness.fake.respondWith((request) => {
       if (!isManager(request)) return { content: `Draft for: ${taskText(request).split('\n')[0]}` };
