@@ -7,7 +7,14 @@ import {
   type FakeOpenAIServer,
   type RecordedRequest,
 } from '../support/fake-openai-server.ts';
-import { apiClient, crewsDir, spawnCrewd, tempDatabase, type CrewdProcess } from '../support/crewd.ts';
+import {
+  apiClient,
+  crewsDir,
+  spawnCrewd,
+  startCrewd,
+  tempDatabase,
+  type CrewdProcess,
+} from '../support/crewd.ts';
 import {
   startScriptedReceiver,
   type ReceivedRequest,
@@ -24,6 +31,7 @@ const running: CrewdProcess[] = [];
 type Message = { role: string; content?: unknown };
 const messages = (request: RecordedRequest): Message[] =>
   (request.body?.messages as Message[] | undefined) ?? [];
+const textOf = (content: unknown): string => (typeof content === 'string' ? content : '');
 const toolResult = (request: RecordedRequest): string | undefined => {
   const content = messages(request).find((message) => message.role === 'tool')?.content;
   return typeof content === 'string' ? content : undefined;
@@ -39,7 +47,22 @@ beforeAll(async () => {
   model = await startFakeOpenAI({
     respond: (request) => {
       const result = toolResult(request);
+      const system = textOf(messages(request)[0]?.content);
+      if (system.startsWith('You are Writer')) return { content: `Note ${chatRequests().length}` };
       if (isManager(request)) {
+        const coworker =
+          system.includes('Crew Manager') && JSON.stringify(request.body.tools).includes('Writer');
+        if (coworker && result === undefined) {
+          const prompt = textOf(messages(request)[1]?.content);
+          return {
+            toolCalls: [
+              {
+                name: 'Delegate_work_to_coworker',
+                arguments: { task: prompt, context: '', coworker: 'Writer' },
+              },
+            ],
+          };
+        }
         return result === undefined
           ? {
               content: 'The traveller should do this.',
@@ -63,6 +86,10 @@ afterAll(async () => {
   for (const crewd of running) crewd.child.kill('SIGKILL');
   await Promise.all([model.close(), receiver.close()]);
 });
+
+function serveInProcess(crew: string) {
+  return startCrewd({ crewDir: join(crewsDir, crew), modelUrl: model.url });
+}
 
 async function serve(database: string, stopLog: string): Promise<CrewdProcess> {
   const crewd = await spawnCrewd({
@@ -135,5 +162,53 @@ describe('a hierarchical crew served by crewd', () => {
       agent: 'Crew Manager',
       output: 'Manager: Porto is logged.',
     });
+  });
+
+  it('pauses a human-input task after the manager answers; a rejection retries it with the feedback, an approval completes it', async () => {
+    const crewd = await serveInProcess('managed-review-crew');
+    try {
+      const api = apiClient(crewd.url);
+      const kickoff = await api.post('/kickoff', { inputs: { product: 'kettles' } });
+      const id = kickoff.body.kickoff_id as string;
+      const paused = await api.waitForState(id, ['PAUSED', 'FAILED']);
+      expect(paused.body.pending_human_input).toMatchObject({ task_id: 'notes', attempt: 1 });
+      expect(paused.body.progress).toMatchObject({
+        current: 'notes',
+        current_agent: 'Crew Manager',
+        completed: 0,
+      });
+      expect(paused.body.last_executed_task).toMatchObject({ agent: 'Crew Manager' });
+
+      const rejected = await api.post('/resume', {
+        execution_id: id,
+        task_id: 'notes',
+        human_feedback: 'Mention the price.',
+        is_approve: false,
+      });
+      expect(rejected.body.status).toBe('retrying');
+      const again = await api.waitForState(id, ['PAUSED', 'FAILED']);
+      expect(again.body.pending_human_input).toMatchObject({ task_id: 'notes', attempt: 2 });
+      const retried = chatRequests().filter(
+        (request) =>
+          isManager(request) && JSON.stringify(request.body.messages).includes('Mention the price.'),
+      );
+      expect(retried.length).toBeGreaterThan(0);
+
+      const approved = await api.post('/resume', {
+        execution_id: id,
+        task_id: 'notes',
+        human_feedback: 'Good.',
+        is_approve: true,
+      });
+      expect(approved.body.status).toBe('completed');
+      const done = await api.get(`/status/${id}`);
+      expect(done.body).toMatchObject({
+        state: 'SUCCESS',
+        progress: { completed: 1, total: 1, remaining: 0 },
+      });
+      expect(done.body.result).toBe(again.body.pending_human_input.output);
+    } finally {
+      await crewd.close();
+    }
   });
 });
