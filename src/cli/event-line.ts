@@ -2,10 +2,10 @@ import type { NewExecutionEvent } from '../store/store.ts';
 
 /**
  * One line for people about an execution event, as `crewd serve` prints them on a terminal; nothing for a model
- * call, since the steps that follow it say what the model did.
+ * call or the start of a guardrail check, since the events that follow them say what came of them.
  */
 export function eventLine(executionId: string, event: NewExecutionEvent, at: Date): string {
-  if (event.type === 'model-call-end') return '';
+  if (event.type === 'model-call-end' || event.type === 'guardrail-start') return '';
   const data = event.data;
   const task = typeof data.task_id === 'string' ? data.task_id : '';
   const time = at.toISOString().slice(11, 19);
@@ -21,6 +21,8 @@ function describe(type: string, data: Readonly<Record<string, unknown>>, task: s
       return `${task}: started by ${String(data.agent)}${Number(data.attempt) > 1 ? ` (attempt ${String(data.attempt)})` : ''}`;
     case 'step-end':
       return typeof data.tool === 'string' ? `${task}: used ${data.tool}` : `${task}: final answer`;
+    case 'guardrail-end':
+      return `${task}: guardrail ${data.success === true ? 'passed' : `failed: ${String(data.error)}`}`;
     case 'task-end':
       return `${task}: done`;
     case 'human-input-request':

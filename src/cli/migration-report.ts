@@ -1,4 +1,6 @@
+import { defaultGuardrailMaxRetries } from '../domain/crew.ts';
 import type { AgentDefinition, CrewDefinition, TaskDefinition } from '../domain/crew.ts';
+import { findGuardrail } from '../engine/guardrails.ts';
 import type { ModelResolver } from '../llm/chat-model.ts';
 import type { ToolRegistry } from '../engine/tool.ts';
 import { managerAgent } from '../engine/manager-agent.ts';
@@ -67,6 +69,9 @@ export function migrationReport(
         `     tools: ${describeTools(crew, task.tools, resources.tools, blocking, `task ${task.name}`)}`,
       );
     }
+    if (task.guardrails !== undefined) {
+      lines.push(`     guardrails: ${describeGuardrails(task, resources.tools, blocking)}`);
+    }
   }
 
   lines.push(
@@ -91,6 +96,22 @@ export function migrationReport(
       : `${problems} ${problems === 1 ? 'problem' : 'problems'}: crewd does not run this crew as written.`,
   );
   return { text: `${lines.join('\n')}\n`, problems };
+}
+
+/** The task's guardrails in the order they run; a function no tools/ module defines stops the crew. */
+function describeGuardrails(task: TaskDefinition, registry: ToolRegistry, blocking: string[]): string {
+  const retries = task.guardrailMaxRetries ?? defaultGuardrailMaxRetries;
+  const checks = (task.guardrails ?? []).map((spec) => {
+    if (spec.kind === 'llm') return `"${spec.description}" (checked by the agent's model)`;
+    try {
+      findGuardrail(registry, task, spec);
+      return `${spec.name} (tools/)`;
+    } catch (error) {
+      blocking.push(messageOf(error));
+      return `${spec.name} (not available)`;
+    }
+  });
+  return `${checks.join(', ')}; up to ${retries} ${retries === 1 ? 'retry' : 'retries'} each`;
 }
 
 function modelOf(

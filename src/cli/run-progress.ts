@@ -77,6 +77,10 @@ export function createRunProgress(output: ProgressOutput): RunProgress {
         return;
       }
       case 'model-call-end':
+      case 'guardrail-start':
+        return;
+      case 'guardrail-end':
+        if (!event.success) line(`  ↳ guardrail failed: ${event.error ?? ''}`);
         return;
       case 'task-end': {
         stopSpinner();

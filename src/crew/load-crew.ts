@@ -1,5 +1,11 @@
 import path from 'node:path';
-import type { AgentDefinition, CrewDefinition, JsonSchema, McpServerConfig, TaskDefinition } from '../domain/crew.ts';
+import type {
+  AgentDefinition,
+  CrewDefinition,
+  JsonSchema,
+  McpServerConfig,
+  TaskDefinition,
+} from '../domain/crew.ts';
 import { CrewLoadError } from '../domain/errors.ts';
 import { applyCrewPy } from './apply-crew-py.ts';
 import { agentSchema } from './agent-schema.ts';
@@ -52,7 +58,10 @@ export async function loadCrew(dir: string, options: LoadCrewOptions): Promise<C
   const jsoncCrew = options.crew === undefined ? await findJsoncCrew(path.resolve(dir)) : undefined;
   if (jsoncCrew !== undefined) {
     const entries = await loadJsoncCrew(jsoncCrew, options.warn, options.drop ?? options.warn);
-    return assembleCrew(path.basename(path.dirname(jsoncCrew)), { ...entries, root: path.dirname(jsoncCrew) });
+    return assembleCrew(path.basename(path.dirname(jsoncCrew)), {
+      ...entries,
+      root: path.dirname(jsoncCrew),
+    });
   }
   const files = await locateCrewFiles(dir, options.crew);
 
@@ -268,7 +277,16 @@ function toTask(name: string, entry: TaskEntry): TaskDefinition {
     ...(outputJson == null ? {} : { outputJson }),
     ...(entry.tools == null ? {} : { tools: entry.tools }),
     ...(entry.tool_arguments == null ? {} : { toolArguments: entry.tool_arguments }),
+    ...guardrailsOf(entry),
   };
+}
+
+/** crewAI's rules: `guardrails` wins over `guardrail`; `guardrail_max_retries` over the older `max_retries`. */
+function guardrailsOf(entry: TaskEntry): Pick<TaskDefinition, 'guardrails' | 'guardrailMaxRetries'> {
+  const guardrails = entry.guardrails ?? (entry.guardrail == null ? [] : [entry.guardrail]);
+  if (guardrails.length === 0) return {};
+  const retries = entry.guardrail_max_retries ?? entry.max_retries;
+  return { guardrails, ...(retries == null ? {} : { guardrailMaxRetries: retries }) };
 }
 
 /** crew.yaml's servers with defaults applied; a stdio server's `cwd` is relative to the crew directory. */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { guardrail, guardrailList, retryCount } from './guardrail-fields.ts';
 import { flag, jsonSchemaObject, names, text, toolArguments } from './schema-fields.ts';
 
 /** One entry of tasks.yaml, as written (snake_case, crewAI's keys). */
@@ -17,6 +18,12 @@ export const taskSchema = z.object({
   output_pydantic: jsonSchemaObject(),
   tools: names(),
   tool_arguments: toolArguments(),
+  guardrail: guardrail(),
+  /** When given, crewAI ignores `guardrail`. */
+  guardrails: guardrailList(),
+  guardrail_max_retries: retryCount(),
+  /** crewAI's older name for guardrail_max_retries. */
+  max_retries: retryCount(),
 });
 
 export type TaskEntry = z.infer<typeof taskSchema>;

@@ -39,13 +39,9 @@ export const unhonouredTaskKeys: UnhonouredKeys = {
   create_directory: 'no file is written',
   markdown: 'the answer is not asked to be Markdown',
   async_execution: 'the task runs after the one before it, not at the same time',
-  guardrail: 'the answer is not checked by a guardrail',
-  guardrails: 'the answers are not checked by guardrails',
-  guardrail_max_retries: 'the answer is not checked by a guardrail',
   callback: 'no Python runs when the task ends',
   converter_cls: "answers are parsed by crewd's JSON reader",
   input_files: 'the files are not given to the agent',
-  max_retries: "crewd's own retry rules apply",
   security_config: 'no security settings apply',
 };
 

@@ -61,7 +61,27 @@ export interface TaskDefinition {
   readonly tools?: readonly string[];
   /** Literal constructor arguments of tools crew.py instantiates for this task, by tool name. */
   readonly toolArguments?: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+  /** Checks of the final answer, in the order they run (crewAI's `guardrails`, or its single `guardrail`). */
+  readonly guardrails?: readonly GuardrailSpec[];
+  /** How many times the agent tries again after a failed check, per guardrail; `defaultGuardrailMaxRetries` when absent. */
+  readonly guardrailMaxRetries?: number;
 }
+
+/** crewAI's default for `guardrail_max_retries`. */
+export const defaultGuardrailMaxRetries = 3;
+
+/**
+ * A check of a task's answer: a description a model judges the answer against (crewAI's string guardrail), or a
+ * function from the crew's `tools/` modules, by name.
+ */
+export type GuardrailSpec =
+  | { readonly kind: 'llm'; readonly description: string }
+  | {
+      readonly kind: 'function';
+      readonly name: string;
+      /** Where the Python function it stands for is defined, when crew.py or a `python` reference named it. */
+      readonly pythonOrigin?: string;
+    };
 
 export interface CrewDefinition {
   readonly name: string;

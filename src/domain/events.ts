@@ -24,6 +24,21 @@ export interface ModelAnswer {
   readonly toolCalls: readonly { readonly id: string; readonly name: string; readonly input: unknown }[];
 }
 
+/** Which guardrail a check ran, as crewAI's guardrail events name it. */
+export interface GuardrailCheck {
+  readonly taskId: string;
+  /** The task attempt (a human rejection starts the next one); guardrail retries stay within it. */
+  readonly attempt: number;
+  /** The agent's role. */
+  readonly agent: string;
+  /** `llm` for a description a model checks, `function` for a guardrail in code. */
+  readonly guardrailType: 'llm' | 'function';
+  /** The description, or the function's name. */
+  readonly guardrail: string;
+  /** How many times the agent has tried again for this guardrail before this check. */
+  readonly retryCount: number;
+}
+
 /** Events the engine emits while running a crew, named noun-then-verb. */
 export type EngineEvent =
   | { readonly type: 'task-start'; readonly taskId: string; readonly agent: string; readonly attempt: number }
@@ -40,6 +55,14 @@ export type EngineEvent =
       readonly model: string;
       readonly usage: TokenUsage;
       readonly durationMs: number;
+    }
+  | { readonly type: 'guardrail-start'; readonly check: GuardrailCheck }
+  | {
+      readonly type: 'guardrail-end';
+      readonly check: GuardrailCheck;
+      readonly success: boolean;
+      /** The feedback of a failed check. */
+      readonly error: string | null;
     }
   | {
       readonly type: 'task-end';

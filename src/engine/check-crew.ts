@@ -1,13 +1,14 @@
 import type { CrewDefinition, ModelSpec } from '../domain/crew.ts';
 import { CrewdError, isCrewdError } from '../domain/errors.ts';
 import { agentModel, agentToolCallingModel, agentTools } from './agent-resources.ts';
+import { findGuardrail } from './guardrails.ts';
 import { managerAgent } from './manager-agent.ts';
 import { processFor } from './run-crew.ts';
 import type { RunCrewRequest } from './run-crew-types.ts';
 
 /**
  * Checks before serving that the engine runs the crew's process and that every task's agent has a model that
- * resolves and only tools that exist, so a misconfigured crew stops at start with one message instead of failing
+ * resolves and only tools and guardrail functions that exist, so a misconfigured crew stops at start with one message instead of failing
  * its first executions.
  */
 export function checkCrew(
@@ -22,6 +23,9 @@ export function checkCrew(
     const models = [agentModel(request, agent), agentToolCallingModel(request, agent)];
     for (const model of models) resolveFor(`Agent '${agent.name}'`, model, resources);
     agentTools(request, agent, task);
+    for (const spec of task.guardrails ?? []) {
+      if (spec.kind === 'function') findGuardrail(resources.tools, task, spec);
+    }
   }
   if (crew.process === 'hierarchical') {
     const manager = managerAgent(crew);

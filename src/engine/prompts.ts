@@ -41,6 +41,15 @@ export function taskPrompt(parts: TaskPromptParts): string {
   return sections.join('\n\n');
 }
 
+/** Added to the task prompt when the agent tries again after a failed guardrail check (crewAI's validation_error). */
+export function guardrailRetrySection(validationError: string, previousAnswer: string): string {
+  return (
+    `${separator}### Previous attempt failed validation: ${defuse(validationError)}\n\n\n` +
+    `### Previous result:\n${defuse(previousAnswer)}\n\n\n` +
+    'Try again, making sure to address the validation error.'
+  );
+}
+
 /** Sent, without tools, when an agent used up its iterations still calling tools. */
 export const finalAnswerRequest =
   'You have reached the maximum number of steps for this task. Do not call any more tools: ' +

@@ -9,7 +9,9 @@ import { attemptShared, openAgentSession } from './agent-session.ts';
 import { ListenerError } from './crew-run.ts';
 import type { CrewRun } from './crew-run.ts';
 import { delegationToolNames, workTools } from './delegation-tools.ts';
-import { correctionRequest, systemPrompt, taskPrompt } from './prompts.ts';
+import { applyGuardrails } from './guardrails.ts';
+import type { TaskAnswer } from './guardrails.ts';
+import { correctionRequest, guardrailRetrySection, systemPrompt, taskPrompt } from './prompts.ts';
 import { createStructuredOutputChecker } from './structured-output.ts';
 import type { TaskPlan } from './task-plan.ts';
 import { StepReplay } from './step-journal.ts';
@@ -69,15 +71,16 @@ async function attemptTask(
     responseSchema: task.outputJson === undefined ? undefined : { name: task.name, schema: task.outputJson },
   };
 
-  let result = await runAgentLoop({
-    ...loop,
-    messages: [
-      { role: 'system', content: systemPrompt(agent) },
-      { role: 'user', content: prompt },
-    ],
-  });
-  let outputJson: Record<string, unknown> | null = null;
-  if (check !== undefined) {
+  /** The agent works the task to a final answer, checked against `output_json` when the task has one. */
+  const answer = async (userPrompt: string): Promise<TaskAnswer> => {
+    let result = await runAgentLoop({
+      ...loop,
+      messages: [
+        { role: 'system', content: systemPrompt(agent) },
+        { role: 'user', content: userPrompt },
+      ],
+    });
+    if (check === undefined) return { answer: result.answer, outputJson: null };
     let checked = check(result.answer);
     if (!checked.valid) {
       // One more chance, telling the agent what was wrong; a second miss fails the task.
@@ -94,9 +97,20 @@ async function attemptTask(
         `the answer of task '${task.name}' does not match its output_json schema (${checked.problem})`,
       );
     }
-    outputJson = checked.value;
-  }
+    return { answer: result.answer, outputJson: checked.value };
+  };
 
+  const result = await applyGuardrails(await answer(prompt), {
+    task,
+    agent: agent.role,
+    attempt: plan.attempt,
+    registry: request.tools,
+    call: session.loop.call,
+    emit: (event) => run.emit(event),
+    reported: () => shared.replay?.guardrailReported() ?? false,
+    retry: (error, previous) => answer(prompt + guardrailRetrySection(error, previous)),
+    checkJson: check,
+  });
   await session.step(result.answer, null, null, result.answer);
   return {
     taskId: task.name,
@@ -105,7 +119,7 @@ async function attemptTask(
     summary: summarize(result.answer),
     agent: agent.role,
     output: result.answer,
-    outputJson,
+    outputJson: result.outputJson,
     usage: shared.usage,
     attempt: plan.attempt,
   };

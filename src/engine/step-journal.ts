@@ -10,7 +10,9 @@ export type JournalEntry =
       /** Whose conversation the answer belongs to: '' for the task's agent, a delegation's path for a coworker. */
       readonly scope?: string;
     }
-  | { readonly kind: 'tool'; readonly toolCallId: string; readonly result: string };
+  | { readonly kind: 'tool'; readonly toolCallId: string; readonly result: string }
+  /** A guardrail check whose result is reported; its model call, if any, is the model entry before it. */
+  | { readonly kind: 'guardrail' };
 
 /** The completed steps of the task attempt that was in flight when its process stopped. */
 export interface StepJournal {
@@ -28,6 +30,7 @@ export interface StepJournal {
 export class StepReplay {
   readonly #answers = new Map<string, Extract<JournalEntry, { kind: 'model' }>[]>();
   readonly #results: Map<string, string>;
+  #guardrailChecks: number;
 
   constructor(entries: readonly JournalEntry[]) {
     for (const entry of entries) {
@@ -40,6 +43,17 @@ export class StepReplay {
     this.#results = new Map(
       entries.flatMap((entry) => (entry.kind === 'tool' ? [[entry.toolCallId, entry.result]] : [])),
     );
+    this.#guardrailChecks = entries.filter((entry) => entry.kind === 'guardrail').length;
+  }
+
+  /**
+   * True while the journal has reported guardrail checks left, counting this one off: checks run again in the same
+   * order (a string guardrail's model answer replays like any other), but their events are in the log already.
+   */
+  guardrailReported(): boolean {
+    if (this.#guardrailChecks === 0) return false;
+    this.#guardrailChecks -= 1;
+    return true;
   }
 
   /** The next recorded model answer of the `scope` conversation with its usage, or undefined once none is left. */

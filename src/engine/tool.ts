@@ -1,5 +1,6 @@
 import type { JsonSchema } from '../domain/crew.ts';
 import { CrewdError } from '../domain/errors.ts';
+import type { Guardrail } from './guardrail.ts';
 
 /** What a tool call knows of where it runs, as one options object. */
 export interface ToolContext {
@@ -41,12 +42,19 @@ export interface ToolRegistry {
    * (`<url>#<tool>` picks one); undefined when no such server is configured.
    */
   server(reference: string): readonly Tool[] | undefined;
+  /** A guardrail function by the name tasks use in `guardrail: {function: <name>}`, or undefined. */
+  guardrail(name: string): Guardrail | undefined;
 }
 
-/** A registry holding the given tools and no servers. */
-export function toolRegistryOf(tools: readonly Tool[]): ToolRegistry {
+/** A registry holding the given tools and guardrails, and no servers. */
+export function toolRegistryOf(tools: readonly Tool[], guardrails: readonly Guardrail[] = []): ToolRegistry {
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
-  return { get: (name) => byName.get(name), server: () => undefined };
+  const guardrailsByName = new Map(guardrails.map((guardrail) => [guardrail.name, guardrail]));
+  return {
+    get: (name) => byName.get(name),
+    server: () => undefined,
+    guardrail: (name) => guardrailsByName.get(name),
+  };
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { AgentStep, EngineEvent } from '../domain/events.ts';
+import type { AgentStep, EngineEvent, GuardrailCheck } from '../domain/events.ts';
 import type { Execution } from '../domain/execution.ts';
 import type { HumanFeedback, TaskOutput } from '../domain/task-output.ts';
 import type { NewExecutionEvent } from '../store/store.ts';
@@ -52,6 +52,19 @@ export const eventRecord = {
     };
   },
 
+  /** A guardrail check begins (crewAI's llm_guardrail_started). */
+  guardrailStarted(event: Extract<EngineEvent, { type: 'guardrail-start' }>): NewExecutionEvent {
+    return { type: 'guardrail-start', data: guardrailFields(event.check) };
+  },
+
+  /** A guardrail check's result (crewAI's llm_guardrail_completed); the journal counts it as done. */
+  guardrailEnded(event: Extract<EngineEvent, { type: 'guardrail-end' }>): NewExecutionEvent {
+    return {
+      type: 'guardrail-end',
+      data: { ...guardrailFields(event.check), success: event.success, error: event.error },
+    };
+  },
+
   taskEnded(kickoffId: string, output: TaskOutput, meta: Meta): NewExecutionEvent {
     return {
       type: 'task-end',
@@ -80,3 +93,14 @@ export const eventRecord = {
     };
   },
 };
+
+function guardrailFields(check: GuardrailCheck): Record<string, unknown> {
+  return {
+    task_id: check.taskId,
+    attempt: check.attempt,
+    agent: check.agent,
+    guardrail_type: check.guardrailType,
+    guardrail: check.guardrail,
+    retry_count: check.retryCount,
+  };
+}

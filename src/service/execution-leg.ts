@@ -109,6 +109,13 @@ export class ExecutionLeg {
         else this.#hold(change);
         return;
       }
+      case 'guardrail-start':
+        this.#hold({ ...this.#guard(now), events: [eventRecord.guardrailStarted(event)] });
+        return;
+      case 'guardrail-end':
+        // Written before the agent goes on, with the check's model answer: a restart does not report it again.
+        await this.#write({ ...this.#guard(now), events: [eventRecord.guardrailEnded(event)] });
+        return;
       case 'task-end':
         if (this.#taskStartedAt !== undefined) {
           this.deps.observer.onTaskEnd?.((performance.now() - this.#taskStartedAt) / 1000);

@@ -60,6 +60,9 @@ function follow(journal: OpenJournal, event: StoredExecutionEvent): OpenJournal 
         journal.entries.push({ kind: 'tool', toolCallId: data.tool_call_id, result: String(data.result) });
       }
       return journal;
+    case 'guardrail-end':
+      journal?.entries.push({ kind: 'guardrail' });
+      return journal;
     case 'task-end':
     case 'human-input-request':
     case 'execution-resume':

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import type { GuardrailCheck } from '../domain/events.ts';
+import { eventRecord } from './event-records.ts';
 import { toStreamEvents } from './stream-events.ts';
 
 const context = { crewName: 'crew-x', inputs: { topic: 'tides' }, firstStart: false, totalTokens: 42 };
@@ -31,6 +33,37 @@ describe('toStreamEvents', () => {
           output: '3 hits',
         },
       },
+    ]);
+  });
+
+  it("names guardrail checks with crewAI's llm_guardrail_started and llm_guardrail_completed", () => {
+    const check: GuardrailCheck = {
+      taskId: 'write',
+      attempt: 1,
+      agent: 'Writer',
+      guardrailType: 'llm',
+      guardrail: 'Be kind',
+      retryCount: 2,
+    };
+    const fields = {
+      task_id: 'write',
+      task_name: 'write',
+      agent_role: 'Writer',
+      guardrail: 'Be kind',
+      guardrail_type: 'llm',
+      guardrail_name: 'Be kind',
+      retry_count: 2,
+    };
+
+    const started = toStreamEvents(eventRecord.guardrailStarted({ type: 'guardrail-start', check }), context);
+    const ended = toStreamEvents(
+      eventRecord.guardrailEnded({ type: 'guardrail-end', check, success: false, error: 'Unkind' }),
+      context,
+    );
+
+    expect(started).toEqual([{ type: 'llm_guardrail_started', data: fields }]);
+    expect(ended).toEqual([
+      { type: 'llm_guardrail_completed', data: { ...fields, success: false, error: 'Unkind' } },
     ]);
   });
 

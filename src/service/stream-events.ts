@@ -24,6 +24,8 @@ export const streamEventTypes = [
   'agent_execution_started',
   'llm_call_completed',
   'tool_usage_finished',
+  'llm_guardrail_started',
+  'llm_guardrail_completed',
   'agent_execution_completed',
   'task_completed',
   'crew_kickoff_completed',
@@ -65,6 +67,15 @@ export function toStreamEvents(record: NewExecutionEvent, context: StreamEventCo
           },
         },
       ];
+    case 'guardrail-start':
+      return [{ type: 'llm_guardrail_started', data: guardrailEventFields(data) }];
+    case 'guardrail-end':
+      return [
+        {
+          type: 'llm_guardrail_completed',
+          data: { ...guardrailEventFields(data), success: data.success, error: data.error },
+        },
+      ];
     case 'step-end':
       return data.tool === null ? [agentCompleted(data)] : [toolFinished(data)];
     case 'task-end':
@@ -79,6 +90,17 @@ export function toStreamEvents(record: NewExecutionEvent, context: StreamEventCo
 
 function taskFields(data: Data): Record<string, unknown> {
   return { task_id: data.task_id, task_name: data.task_id, agent_role: data.agent };
+}
+
+/** crewAI's guardrail event fields: `guardrail` is the description, or the function's name. */
+function guardrailEventFields(data: Data): Record<string, unknown> {
+  return {
+    ...taskFields(data),
+    guardrail: data.guardrail,
+    guardrail_type: data.guardrail_type,
+    guardrail_name: data.guardrail,
+    retry_count: data.retry_count,
+  };
 }
 
 function agentCompleted(data: Data): StreamEventBody {

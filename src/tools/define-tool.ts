@@ -44,3 +44,6 @@ export interface ToolDefinition<Input = unknown> {
 export function defineTool<Input>(definition: ToolDefinition<Input>): ToolDefinition<Input> {
   return definition;
 }
+
+export { defineGuardrail } from './define-guardrail.ts';
+export type { GuardrailDefinition, GuardrailOutput, GuardrailResult } from './define-guardrail.ts';

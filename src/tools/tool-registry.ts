@@ -38,6 +38,13 @@ export async function openToolRegistry(sources: readonly ToolSource[]): Promise<
       }
       return undefined;
     },
+    guardrail(name: string) {
+      for (const source of sources) {
+        const guardrail = source.guardrail?.(name);
+        if (guardrail !== undefined) return guardrail;
+      }
+      return undefined;
+    },
     names: () => [...new Set(sources.flatMap((source) => source.names()))],
     statuses: () => sources.map((source) => source.status()),
     close() {

@@ -1,3 +1,4 @@
+import type { Guardrail } from '../engine/guardrail.ts';
 import type { Tool } from '../engine/tool.ts';
 
 /** Whether a source's tools can be called now, for `/health/ready` and `crewd check`. */
@@ -27,6 +28,8 @@ export interface ToolSource {
   names(): readonly string[];
   /** Every tool of an MCP server this source is, by reference (see `ToolRegistry.server`); undefined otherwise. */
   server?(reference: string): readonly Tool[] | undefined;
+  /** A guardrail function by name; only the crew's tools/ directory has them. */
+  guardrail?(name: string): Guardrail | undefined;
   status(): ToolSourceStatus;
   /** Closes connections and child processes; the source is not used again. */
   close(): Promise<void>;

@@ -5,6 +5,7 @@ import type { RateLimiter } from '../../src/engine/rate-limiter.ts';
 import type { Checkpoint, RunOutcome } from '../../src/engine/run-crew-types.ts';
 import { toolRegistryOf } from '../../src/engine/tool.ts';
 import type { Tool } from '../../src/engine/tool.ts';
+import type { Guardrail } from '../../src/engine/guardrail.ts';
 import { createModelResolver } from '../../src/llm/resolve-model.ts';
 import type { RetryOptions } from '../../src/llm/retrying-model.ts';
 import { startFakeOpenAI } from '../support/fake-openai-server.ts';
@@ -62,6 +63,7 @@ export interface RunOptions {
   readonly inputs?: CrewInputs;
   readonly checkpoint?: Checkpoint;
   readonly tools?: readonly Tool[];
+  readonly guardrails?: readonly Guardrail[];
   readonly executionId?: string;
   readonly signal?: AbortSignal;
   readonly defaultModel?: string;
@@ -99,7 +101,7 @@ export async function startEngineHarness(
         inputs: options.inputs ?? {},
         checkpoint: options.checkpoint ?? { outputs: [], feedback: [] },
         models,
-        tools: toolRegistryOf(options.tools ?? []),
+        tools: toolRegistryOf(options.tools ?? [], options.guardrails),
         defaultModel: options.defaultModel,
         limiter: options.limiter,
         signal: options.signal ?? new AbortController().signal,

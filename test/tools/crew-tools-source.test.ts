@@ -33,6 +33,31 @@ describe("the crew's tools/ directory", () => {
     await source.close();
   });
 
+  it('loads guardrails from a module that exports no tool, turning their results into verdicts', async () => {
+    const source = crewToolsSource(join(fixtures, 'guardrails'));
+    await source.open();
+    const output = (raw: string) => ({
+      raw,
+      json: null,
+      taskId: 't',
+      description: 'd',
+      expectedOutput: 'e',
+      agent: 'a',
+    });
+
+    expect(source.names()).toEqual([]);
+    const lowerCase = source.guardrail!('lower_case')!;
+    await expect(lowerCase.check(output(' quiet '))).resolves.toEqual({ success: true, result: 'quiet' });
+    await expect(lowerCase.check(output('LOUD'))).resolves.toEqual({
+      success: false,
+      error: 'Write in lower case',
+    });
+    await expect(source.guardrail!('unclear')!.check(output('x'))).rejects.toThrow(
+      "guardrail 'unclear' must return [true], [true, result] or [false, feedback]",
+    );
+    expect(source.guardrail!('missing')).toBeUndefined();
+  });
+
   it('has no tools when the crew has no tools/ directory', async () => {
     const source = crewToolsSource(join(fixtures, 'no-such-crew'));
     await source.open();
@@ -43,6 +68,10 @@ describe("the crew's tools/ directory", () => {
     ['broken', /^tools\/oops\.js: could not be loaded: /],
     ['empty', /^tools\/none\.mjs: exports no tool: export default defineTool/],
     ['duplicate', /^tools\/two\.mjs: defines tool 'same' again; tool names must be unique$/],
+    [
+      'duplicate-guardrail',
+      /^tools\/one\.mjs: defines guardrail 'same' again; guardrail names must be unique$/,
+    ],
     ['bad-name', /^tools\/spaced\.mjs: tool name 'has spaces' must be 1 to 64 letters/],
   ])('refuses the %s module naming its file', async (crew, message) => {
     await expect(crewToolsSource(join(fixtures, crew)).open()).rejects.toThrow(message);

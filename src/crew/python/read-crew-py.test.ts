@@ -254,7 +254,7 @@ class Demo:
 
     @task
     def write(self) -> Task:
-        return Task(config=self.tasks_config["write"], guardrail=check_length, markdown=True)
+        return Task(config=self.tasks_config["write"], callback=check_length, markdown=True)
 
     @crew
     def crew(self) -> Crew:
@@ -265,11 +265,40 @@ class Demo:
     expect(reading.dropped).toEqual([
       'src/demo/crew.py:13 (prepare): @before_kickoff hook: crewd runs no Python, so it does not run',
       'src/demo/crew.py:18 (writer.llm): `make_llm()` cannot be read statically; it is left out',
-      'src/demo/crew.py:22 (write.guardrail): takes Python code, which crewd does not run',
+      'src/demo/crew.py:22 (write.callback): takes Python code, which crewd does not run',
       'src/demo/crew.py:26 (crew.step_callback): takes Python code, which crewd does not run',
     ]);
     expect(reading.agents[0]?.entry).toEqual({ verbose: true });
     expect(reading.tasks[0]?.entry).toEqual({ markdown: true });
+  });
+
+  it('reads guardrails as descriptions or references to the function they name, and drops a lambda', async () => {
+    const reading = await read({
+      'src/demo/crew.py': `${header}
+def check_length(output):
+    return (True, output)
+
+@CrewBase
+class Demo:
+    @task
+    def write(self) -> Task:
+        return Task(config=self.tasks_config["write"], guardrails=["Be kind", check_length])
+
+    @task
+    def edit(self) -> Task:
+        return Task(config=self.tasks_config["edit"], guardrail=lambda output: (True, output))
+`,
+    });
+
+    expect(reading.tasks[0]?.entry).toEqual({
+      guardrails: ['Be kind', { python: 'check_length', at: 'src/demo/crew.py:4' }],
+    });
+    expect(reading.tasks[1]?.entry).toEqual({});
+    expect(reading.dropped).toEqual([
+      expect.stringMatching(
+        /^src\/demo\/crew\.py:15 \(edit\.guardrail\): .* is not a guardrail crewd can read/,
+      ),
+    ]);
   });
 
   it('reports a Pydantic field type it cannot express with the line of the field', async () => {

@@ -280,6 +280,16 @@ class CrewClassReader {
           if (schema !== undefined) entry[key] = schema;
           break;
         }
+        case 'guardrail':
+        case 'guardrails': {
+          if (section !== 'task') {
+            this.#drop(argument.node, where, 'takes Python code, which crewd does not run');
+            break;
+          }
+          const guardrails = this.#guardrails(argument, where);
+          if (guardrails !== undefined) entry[key] = guardrails;
+          break;
+        }
         default: {
           if (argument.kind === 'data') entry[key] = argument.value;
           else if (callableKeys.has(key)) {
@@ -488,6 +498,29 @@ class CrewClassReader {
     if (resolved === undefined || !('symbol' in resolved) || resolved.symbol.kind !== 'class')
       return undefined;
     return pydanticSchema(resolved.symbol, { modules: this.modules, env: this.env });
+  }
+
+  /**
+   * A task's guardrail(s): a description stays as it is; a Python function becomes a reference to the TypeScript
+   * guardrail of the same name, which the crew's tools/ must define (the function itself cannot run here).
+   */
+  #guardrails(value: PythonValue, where: string): unknown {
+    if (value.kind === 'data') return value.value;
+    if (value.kind === 'list') {
+      const items = value.items.map((item) => this.#guardrails(item, where));
+      return items.includes(undefined) ? undefined : items;
+    }
+    if (value.kind === 'symbol' && value.symbol.kind === 'function') {
+      const { symbol } = value;
+      return { python: symbol.name, at: `${symbol.module.file}:${lineOf(symbol.definition.node)}` };
+    }
+    this.#drop(
+      value.node,
+      where,
+      `\`${excerpt(value.node)}\` is not a guardrail crewd can read: give a description, or a function ` +
+        'named like a defineGuardrail in tools/',
+    );
+    return undefined;
   }
 
   #unreadable(value: PythonValue, where: string): void {

@@ -2,34 +2,36 @@ import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CrewLoadError } from '../../domain/errors.ts';
+import type { Guardrail } from '../../engine/guardrail.ts';
 import type { Tool } from '../../engine/tool.ts';
 import type { ToolSource } from '../tool-source.ts';
+import { guardrailFromDefinition, isGuardrailDefinition } from './guardrail-from-definition.ts';
 import { isToolDefinition, toolFromDefinition } from './tool-from-definition.ts';
 
 const label = "the crew's tools/ directory";
 const moduleFile = /^[^.].*\.(ts|mts|js|mjs)$/;
 
 /**
- * The TypeScript and JavaScript tools in a crew's `tools/` directory: every export of every module there that is
- * shaped like a tool (`defineTool(…)`, a plain object, or an array of them). A directory that does not exist holds
- * no tools. A module that fails to load, or exports no tool, stops the crew from loading with its file named.
+ * The TypeScript and JavaScript tools and guardrails in a crew's `tools/` directory: every export of every module
+ * there that is shaped like a tool (`defineTool(…)`, a plain object, or an array of them) or a guardrail
+ * (`defineGuardrail(…)`). A directory that does not exist holds none. A module that fails to load, or exports
+ * neither, stops the crew from loading with its file named.
  */
 export function crewToolsSource(crewDir: string): ToolSource {
   const directory = path.join(crewDir, 'tools');
   const tools = new Map<string, Tool>();
+  const guardrails = new Map<string, Guardrail>();
   return {
     async open() {
       for (const file of await moduleFiles(directory)) {
         const relative = path.join('tools', file);
-        for (const tool of await loadToolModule(path.join(directory, file), relative)) {
-          if (tools.has(tool.name)) {
-            throw new CrewLoadError(relative, `defines tool '${tool.name}' again; tool names must be unique`);
-          }
-          tools.set(tool.name, tool);
-        }
+        const loaded = await loadToolModule(path.join(directory, file), relative);
+        for (const tool of loaded.tools) addUnique(tools, tool, relative, 'tool');
+        for (const guardrail of loaded.guardrails) addUnique(guardrails, guardrail, relative, 'guardrail');
       }
     },
     find: (name) => tools.get(name),
+    guardrail: (name) => guardrails.get(name),
     names: () => [...tools.keys()],
     status: () => ({ label, up: true }),
     close: () => Promise.resolve(),
@@ -49,7 +51,22 @@ async function moduleFiles(directory: string): Promise<string[]> {
   }
 }
 
-async function loadToolModule(file: string, relative: string): Promise<Tool[]> {
+function addUnique<Item extends { readonly name: string }>(
+  items: Map<string, Item>,
+  item: Item,
+  relative: string,
+  kind: 'tool' | 'guardrail',
+): void {
+  if (items.has(item.name)) {
+    throw new CrewLoadError(relative, `defines ${kind} '${item.name}' again; ${kind} names must be unique`);
+  }
+  items.set(item.name, item);
+}
+
+async function loadToolModule(
+  file: string,
+  relative: string,
+): Promise<{ tools: Tool[]; guardrails: Guardrail[] }> {
   let exports: Record<string, unknown>;
   try {
     exports = await importModule(file);
@@ -61,19 +78,27 @@ async function loadToolModule(file: string, relative: string): Promise<Tool[]> {
     Array.isArray(value) ? (value as unknown[]) : [value],
   );
   const found = [...new Set(definitions.filter(isToolDefinition))];
-  if (found.length === 0) {
+  const foundGuardrails = [...new Set(definitions.filter(isGuardrailDefinition))];
+  if (found.length === 0 && foundGuardrails.length === 0) {
     throw new CrewLoadError(
       relative,
-      'exports no tool: export default defineTool({ name, description, inputSchema, run }) or an object of that shape',
+      'exports no tool: export default defineTool({ name, description, inputSchema, run }) or an object of that shape' +
+        ' (or a guardrail: defineGuardrail({ name, check }))',
     );
   }
-  return found.map((definition) => {
-    try {
-      return toolFromDefinition(definition);
-    } catch (error) {
-      throw new CrewLoadError(relative, (error as Error).message);
-    }
-  });
+  const made =
+    <Definition, Made>(convert: (definition: Definition) => Made) =>
+    (definition: Definition) => {
+      try {
+        return convert(definition);
+      } catch (error) {
+        throw new CrewLoadError(relative, (error as Error).message);
+      }
+    };
+  return {
+    tools: found.map(made(toolFromDefinition)),
+    guardrails: foundGuardrails.map(made(guardrailFromDefinition)),
+  };
 }
 
 /** TypeScript modules load through tsx, so a crew directory needs no build step; JavaScript ones load as they are. */
