@@ -1,5 +1,4 @@
 import type { ProcessKind } from '../domain/crew.ts';
-import { CrewdError } from '../domain/errors.ts';
 import { createCrewRun, ListenerError } from './crew-run.ts';
 import type { CrewRun } from './crew-run.ts';
 import type { RunCrewRequest, RunOutcome } from './run-crew-types.ts';
@@ -13,7 +12,7 @@ type Process = (run: CrewRun) => Promise<RunOutcome>;
  * crewAI's hierarchical process runs the tasks in the same order as the sequential one; what differs is who leads
  * each task (the manager, delegating: see task-lead.ts).
  */
-const processes: Partial<Record<ProcessKind, Process>> = {
+const processes: Record<ProcessKind, Process> = {
   sequential: runSequentialProcess,
   hierarchical: (run) => {
     managerAgent(run.request.crew); // refuses a crew without a manager before any task starts
@@ -21,16 +20,9 @@ const processes: Partial<Record<ProcessKind, Process>> = {
   },
 };
 
-/** The process this engine runs the crew with; `CONFIG_INVALID` for one it cannot run yet. */
+/** The process this engine runs the crew with. */
 export function processFor(kind: ProcessKind): Process {
-  const process = processes[kind];
-  if (process === undefined) {
-    throw new CrewdError(
-      'CONFIG_INVALID',
-      `The crew's process '${kind}' is not supported yet; use 'sequential' in crew.yaml`,
-    );
-  }
-  return process;
+  return processes[kind];
 }
 
 /**
