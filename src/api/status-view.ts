@@ -1,6 +1,7 @@
-import { interpolate } from '../crew/placeholders.ts';
 import type { CrewDefinition } from '../domain/crew.ts';
 import type { Execution } from '../domain/execution.ts';
+import { whereExecutionStands } from '../engine/execution-standing.ts';
+import type { Standing } from '../engine/execution-standing.ts';
 import { stepPayload, taskPayload } from '../webhooks/payloads.ts';
 import { outputFilesView } from './output-files-view.ts';
 import type { StatusView } from './response-schemas.ts';
@@ -10,26 +11,25 @@ import type { StatusView } from './response-schemas.ts';
  * leak through it.
  */
 export function toStatusView(execution: Execution, crew: CrewDefinition, now: Date): StatusView {
-  const total = crew.tasks.length;
-  const completed = Math.min(execution.outputs.length, total);
-  const currentTask = execution.pending?.taskId ?? execution.currentTask;
+  const standing = whereExecutionStands(crew, execution);
+  const currentTask = standing.current;
   const lastOutput = execution.pending?.output ?? execution.outputs.at(-1) ?? null;
   const failed = execution.state === 'FAILED';
   return {
     kickoff_id: execution.id,
     state: execution.state,
-    status: statusSentence(execution, crew, completed, total),
+    status: statusSentence(execution, standing),
     // Clients of the hosted service read `result` alone, so a failure's reason goes there too.
     result: failed ? (execution.error ?? execution.result) : execution.result,
     result_json: execution.resultJson,
     error: execution.error,
     current_task: currentTask,
     progress: {
-      completed,
-      total,
-      remaining: total - completed,
+      completed: standing.completed,
+      total: standing.total,
+      remaining: standing.remaining,
       current: currentTask,
-      current_agent: currentTask === null ? null : agentRole(crew, currentTask, execution.inputs),
+      current_agent: standing.currentAgent,
     },
     last_step:
       execution.lastStep === null ? null : stepPayload(execution.id, execution.lastStep, execution.meta),
@@ -60,14 +60,6 @@ export function toStatusView(execution: Execution, crew: CrewDefinition, now: Da
   };
 }
 
-/** The role as the agent sees it, with the execution's inputs filled in. */
-function agentRole(crew: CrewDefinition, taskId: string, inputs: Execution['inputs']): string | null {
-  const task = crew.tasks.find((candidate) => candidate.name === taskId);
-  if (task === undefined) return null;
-  const role = crew.agents.get(task.agent)?.role;
-  return role === undefined ? task.agent : interpolate(role, inputs);
-}
-
 /** Seconds from start to finish, or to `now` while running; null before the start. */
 export function executionSeconds(execution: Execution, now: Date): number | null {
   if (execution.startedAt === null) return null;
@@ -75,20 +67,15 @@ export function executionSeconds(execution: Execution, now: Date): number | null
   return Math.max(0, end.getTime() - execution.startedAt.getTime()) / 1000;
 }
 
-function statusSentence(
-  execution: Execution,
-  crew: CrewDefinition,
-  completed: number,
-  total: number,
-): string {
+function statusSentence(execution: Execution, standing: Standing): string {
+  const { completed, total, position } = standing;
   switch (execution.state) {
     case 'PENDING':
       return 'Waiting to start';
     case 'RUNNING': {
       const task = execution.currentTask;
       if (task === null) return 'Running';
-      const position = crew.tasks.findIndex((candidate) => candidate.name === task) + 1;
-      return position > 0 ? `Running task ${task} (${position} of ${total})` : `Running task ${task}`;
+      return position === null ? `Running task ${task}` : `Running task ${task} (${position} of ${total})`;
     }
     case 'PAUSED':
       return 'Pending Human Input';

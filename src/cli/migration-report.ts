@@ -3,6 +3,7 @@ import type { AgentDefinition, CrewDefinition, TaskDefinition } from '../domain/
 import { findGuardrail } from '../engine/guardrails.ts';
 import type { ModelResolver } from '../llm/chat-model.ts';
 import type { ToolRegistry } from '../engine/tool.ts';
+import { managerAgent } from '../engine/manager-agent.ts';
 import { processFor } from '../engine/run-crew.ts';
 
 /** What `crewd check` found while loading a crew. */
@@ -31,6 +32,10 @@ export function migrationReport(
   const lines: string[] = [`Crew ${crew.name} (${crew.process} process)`];
   try {
     processFor(crew.process);
+    if (crew.process === 'hierarchical') {
+      const source = crew.managerAgent === undefined ? 'built from manager_llm' : 'manager_agent';
+      lines.push(`Manager: ${managerAgent(crew).role} (${source}), delegating each task to its agent`);
+    }
   } catch (error) {
     blocking.push(messageOf(error));
   }

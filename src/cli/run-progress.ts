@@ -45,9 +45,12 @@ export function createRunProgress(output: ProgressOutput): RunProgress {
     draw();
   };
 
+  /** The role of the agent leading the running task: other agents' steps are a delegation's and say who made them. */
+  let lead = '';
   const onEvent = (event: EngineEvent): void => {
     switch (event.type) {
       case 'task-start': {
+        lead = event.agent;
         const attempt = event.attempt > 1 ? `, attempt ${event.attempt}` : '';
         const label = `${event.taskId} (${event.agent.trim()}${attempt})`;
         if (!interactive) {
@@ -66,9 +69,13 @@ export function createRunProgress(output: ProgressOutput): RunProgress {
         draw();
         return;
       }
-      case 'step-end':
-        if (event.step.tool !== null) line(`  ↳ ${event.step.tool} ${brief(event.step.toolInput)}`);
+      case 'step-end': {
+        const { agent, tool, toolInput } = event.step;
+        const by = agent === lead ? '' : `${agent.trim()}: `;
+        if (tool !== null) line(`  ↳ ${by}${tool} ${brief(toolInput)}`);
+        else if (by !== '') line(`  ↳ ${agent.trim()} answered`);
         return;
+      }
       case 'model-call-end':
       case 'guardrail-start':
         return;

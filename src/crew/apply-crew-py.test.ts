@@ -88,4 +88,25 @@ describe('crew.py laid over the YAML', () => {
     expect(crew.tasks.map((task) => task.name)).toEqual(['second', 'first']);
     expect(warnings).toHaveLength(1);
   });
+
+  it("reads a hierarchical Crew(...)'s manager_agent and manager_llm without a warning", async () => {
+    const warnings: string[] = [];
+
+    const crew = await loadCrew(
+      project(`${methods}
+    @crew
+    def crew(self) -> Crew:
+        return Crew(agents=self.agents, tasks=self.tasks, process=Process.hierarchical,
+                    manager_agent=self.writer(), manager_llm="openai/gpt-4o")
+`),
+      { warn: (message) => warnings.push(message) },
+    );
+
+    expect(crew).toMatchObject({
+      process: 'hierarchical',
+      managerAgent: 'writer',
+      managerLlm: { model: 'openai/gpt-4o' },
+    });
+    expect(warnings).toHaveLength(1); // the unread third task, as above
+  });
 });

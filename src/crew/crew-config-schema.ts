@@ -9,6 +9,8 @@ export const crewConfigSchema = z.object({
     .enum(['sequential', 'hierarchical'], { error: 'must be "sequential" or "hierarchical"' })
     .nullish(),
   manager_llm: model(),
+  /** The agent (its key in agents.yaml) that leads a hierarchical crew. */
+  manager_agent: optionalText(),
   llm: model(),
   function_calling_llm: model(),
   mcp_servers: mcpServersSchema,

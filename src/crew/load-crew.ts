@@ -153,6 +153,7 @@ function assembleCrew(
     process: config.process ?? 'sequential',
     ...(config.llm == null ? {} : { llm: config.llm }),
     ...(config.manager_llm == null ? {} : { managerLlm: config.manager_llm }),
+    ...(config.manager_agent == null ? {} : { managerAgent: config.manager_agent }),
     ...(config.function_calling_llm == null ? {} : { functionCallingLlm: config.function_calling_llm }),
     mcpServers: toMcpServers(config.mcp_servers ?? {}, entries.root),
     agents,
@@ -225,8 +226,8 @@ async function resolveOutputClasses(
 }
 
 /**
- * In a hierarchical crewAI crew a task may leave its agent to the manager. crewd does not run that process yet,
- * so such a task is refused with what it needs, rather than with a bare "agent is required".
+ * In a hierarchical crewAI crew a task may leave its agent to the manager. crewd's manager delegates each task to
+ * the agent the task names, so such a task is refused with what it needs, rather than with a bare "agent is required".
  */
 function refuseManagedTasks(tasksYaml: YamlFile): void {
   if (!isMapping(tasksYaml.data)) return;
@@ -234,7 +235,7 @@ function refuseManagedTasks(tasksYaml: YamlFile): void {
     if (!isMapping(entry) || entry.agent != null) continue;
     throw new CrewLoadError(
       tasksYaml.file,
-      'has no agent, for the manager of a hierarchical crew to choose; crewd does not do the hierarchical process yet: give the task an agent and use process: sequential',
+      "has no agent, for the manager of a hierarchical crew to choose; crewd's manager delegates each task to the agent the task names: give the task an agent",
       locate(tasksYaml, [name]),
     );
   }

@@ -47,7 +47,6 @@ export const unhonouredCrewKeys: UnhonouredKeys = {
   embedder: 'nothing is embedded',
   knowledge_sources: 'agents are given no knowledge sources',
   output_log_file: 'execution events are served on /status and the event stream instead',
-  manager_agent: 'no manager agent is used',
   before_kickoff_callbacks: 'no Python runs before the crew starts',
   after_kickoff_callbacks: 'no Python runs after the crew ends',
   step_callback: 'no Python runs after each step',

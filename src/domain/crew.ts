@@ -102,6 +102,8 @@ export interface CrewDefinition {
   /** The model of agents without their own `llm`. */
   readonly llm?: ModelSpec;
   readonly managerLlm?: ModelSpec;
+  /** The agent (its key in agents.yaml) that leads a hierarchical crew instead of one built from `managerLlm`. */
+  readonly managerAgent?: string;
   /** The tool-calling model of agents without their own `function_calling_llm`. */
   readonly functionCallingLlm?: ModelSpec;
   /** MCP servers declared in crew.yaml, by name. */

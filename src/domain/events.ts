@@ -47,6 +47,10 @@ export type EngineEvent =
       readonly type: 'model-call-end';
       readonly taskId: string;
       readonly attempt: number;
+      /** The role of the agent that asked. */
+      readonly agent?: string;
+      /** The conversation within the attempt: '' for the task's agent, a delegation's path for a coworker. */
+      readonly scope?: string;
       readonly answer: ModelAnswer;
       readonly model: string;
       readonly usage: TokenUsage;

@@ -2,6 +2,7 @@ import type { CrewDefinition, ModelSpec } from '../domain/crew.ts';
 import { CrewdError, isCrewdError } from '../domain/errors.ts';
 import { agentModel, agentToolCallingModel, agentTools } from './agent-resources.ts';
 import { findGuardrail } from './guardrails.ts';
+import { managerAgent } from './manager-agent.ts';
 import { processFor } from './run-crew.ts';
 import type { RunCrewRequest } from './run-crew-types.ts';
 
@@ -26,7 +27,12 @@ export function checkCrew(
       if (spec.kind === 'function') findGuardrail(resources.tools, task, spec);
     }
   }
-  if (crew.managerLlm !== undefined) resolveFor("The crew's manager_llm", crew.managerLlm, resources);
+  if (crew.process === 'hierarchical') {
+    const manager = managerAgent(crew);
+    resolveFor(`The crew's manager ('${manager.name}')`, agentModel(request, manager), resources);
+  } else if (crew.managerLlm !== undefined) {
+    resolveFor("The crew's manager_llm", crew.managerLlm, resources);
+  }
 }
 
 /** Resolves `model` now, so a missing key or unknown provider is refused at start naming who uses the model. */

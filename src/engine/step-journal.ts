@@ -3,7 +3,13 @@ import type { TokenUsage } from '../domain/usage.ts';
 
 /** One completed step of a task attempt, as saved before the attempt went on. */
 export type JournalEntry =
-  | { readonly kind: 'model'; readonly answer: ModelAnswer; readonly usage: TokenUsage }
+  | {
+      readonly kind: 'model';
+      readonly answer: ModelAnswer;
+      readonly usage: TokenUsage;
+      /** Whose conversation the answer belongs to: '' for the task's agent, a delegation's path for a coworker. */
+      readonly scope?: string;
+    }
   | { readonly kind: 'tool'; readonly toolCallId: string; readonly result: string }
   /** A guardrail check whose result is reported; its model call, if any, is the model entry before it. */
   | { readonly kind: 'guardrail' };
@@ -17,16 +23,23 @@ export interface StepJournal {
 }
 
 /**
- * Replays a journal into a new run of the same attempt: model answers in the order they came, tool results by call
- * id. The agent loop is deterministic given those, so the attempt reaches where it stopped without calling again.
+ * Replays a journal into a new run of the same attempt: model answers in the order they came in each conversation
+ * (the task agent's, and each coworker's a delegation started), tool results by call id (scoped the same way). The
+ * agent loop is deterministic given those, so the attempt reaches where it stopped without calling again.
  */
 export class StepReplay {
-  readonly #answers: Extract<JournalEntry, { kind: 'model' }>[];
+  readonly #answers = new Map<string, Extract<JournalEntry, { kind: 'model' }>[]>();
   readonly #results: Map<string, string>;
   #guardrailChecks: number;
 
   constructor(entries: readonly JournalEntry[]) {
-    this.#answers = entries.filter((entry) => entry.kind === 'model');
+    for (const entry of entries) {
+      if (entry.kind !== 'model') continue;
+      const scope = entry.scope ?? '';
+      const queue = this.#answers.get(scope);
+      if (queue === undefined) this.#answers.set(scope, [entry]);
+      else queue.push(entry);
+    }
     this.#results = new Map(
       entries.flatMap((entry) => (entry.kind === 'tool' ? [[entry.toolCallId, entry.result]] : [])),
     );
@@ -43,9 +56,9 @@ export class StepReplay {
     return true;
   }
 
-  /** The next recorded model answer with its usage, or undefined once the journal has none left. */
-  nextAnswer(): { readonly answer: ModelAnswer; readonly usage: TokenUsage } | undefined {
-    return this.#answers.shift();
+  /** The next recorded model answer of the `scope` conversation with its usage, or undefined once none is left. */
+  nextAnswer(scope = ''): { readonly answer: ModelAnswer; readonly usage: TokenUsage } | undefined {
+    return this.#answers.get(scope)?.shift();
   }
 
   /** The recorded result of a tool call, or undefined if the call never completed. */

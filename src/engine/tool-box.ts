@@ -3,6 +3,8 @@ import type { ValidateFunction } from 'ajv';
 import { CrewdError } from '../domain/errors.ts';
 import type { ToolCall, ToolSpec } from '../llm/chat-model.ts';
 import { abortable } from './abortable.ts';
+import { ListenerError } from './crew-run.ts';
+import { TaskStoppingError } from './tool.ts';
 import type { Tool, ToolContext } from './tool.ts';
 import { modelToolNames } from './model-tool-names.ts';
 
@@ -45,15 +47,17 @@ export function createToolBox(
 ): ToolBox {
   // Most tasks have no tools, and an Ajv instance costs time and memory per attempt: make one only when needed.
   if (tools.length === 0) return emptyToolBox;
-  const ajv = new Ajv({ allErrors: true, strict: false, logger: false });
   const names = modelToolNames(tools.map((tool) => tool.name));
-  const entries = new Map<string, { tool: Tool; validate: ValidateFunction }>();
+  const entries = new Map<string, { tool: Tool; check: (input: unknown) => string | undefined }>();
+  let ajv: Ajv | undefined;
   for (const [index, tool] of tools.entries()) {
-    try {
-      entries.set(names[index]!, { tool, validate: ajv.compile(tool.inputSchema) });
-    } catch {
-      throw new CrewdError('CONFIG_INVALID', `Tool '${tool.name}' has an input schema that is not valid`);
+    const name = names[index]!;
+    if (tool.checkInput !== undefined) {
+      entries.set(name, { tool, check: tool.checkInput });
+      continue;
     }
+    ajv ??= new Ajv({ allErrors: true, strict: false, logger: false });
+    entries.set(name, { tool, check: compiledCheck(ajv, tool) });
   }
   return {
     specs: tools.map(({ description, inputSchema }, index) => ({
@@ -71,9 +75,8 @@ export function createToolBox(
       if (entry === undefined) {
         return `Error: there is no tool named '${call.name}'. Available tools: ${names.join(', ')}.`;
       }
-      if (!entry.validate(call.input)) {
-        return `Error: invalid input for tool '${call.name}': ${ajv.errorsText(entry.validate.errors, { dataVar: 'input' })}`;
-      }
+      const problem = entry.check(call.input);
+      if (problem !== undefined) return `Error: invalid input for tool '${call.name}': ${problem}`;
       const timeoutMs = entry.tool.timeoutMs ?? limits.timeoutMs;
       const timeout = AbortSignal.timeout(timeoutMs);
       const abortSignal = AbortSignal.any([signal, timeout]);
@@ -83,11 +86,23 @@ export function createToolBox(
         return capped(output, limits.maxOutputChars);
       } catch (error) {
         signal.throwIfAborted();
+        // A tool may stop the task on purpose, and events a delegated coworker emits may stop the run.
+        if (error instanceof TaskStoppingError || error instanceof ListenerError) throw error;
         if (timeout.aborted) return `Error: the tool did not finish within ${seconds(timeoutMs)}.`;
         return `Error: ${errorText(error)}`;
       }
     },
   };
+}
+
+function compiledCheck(ajv: Ajv, tool: Tool): (input: unknown) => string | undefined {
+  let validate: ValidateFunction;
+  try {
+    validate = ajv.compile(tool.inputSchema);
+  } catch {
+    throw new CrewdError('CONFIG_INVALID', `Tool '${tool.name}' has an input schema that is not valid`);
+  }
+  return (input) => (validate(input) ? undefined : ajv.errorsText(validate.errors, { dataVar: 'input' }));
 }
 
 function capped(output: string, maxChars: number): string {

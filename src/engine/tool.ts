@@ -1,4 +1,5 @@
 import type { JsonSchema } from '../domain/crew.ts';
+import { CrewdError } from '../domain/errors.ts';
 import type { Guardrail } from './guardrail.ts';
 
 /** What a tool call knows of where it runs, as one options object. */
@@ -28,6 +29,11 @@ export interface Tool {
   readonly cacheKey?: string;
   /** Longest one call may take; the engine's default (60 s) when absent. */
   readonly timeoutMs?: number;
+  /**
+   * Checks an input against `inputSchema` without compiling it: what is wrong, or undefined when it is fine. Tools
+   * the engine makes for every attempt (delegation) set it, since compiling a schema costs milliseconds.
+   */
+  readonly checkInput?: (input: unknown) => string | undefined;
   /** Runs the tool; the string it returns is what the model sees. Throwing reports the error to the model. */
   run(input: unknown, context: ToolContext): Promise<string>;
 }
@@ -60,4 +66,15 @@ export function toolRegistryOf(tools: readonly Tool[], guardrails: readonly Guar
     server: () => undefined,
     guardrail: (name) => guardrailsByName.get(name),
   };
+}
+
+/**
+ * Thrown by a tool to fail the task instead of reporting an error to the model (a delegation past its limits): the
+ * tool box passes it on unchanged.
+ */
+export class TaskStoppingError extends CrewdError {
+  constructor(message: string) {
+    super('TASK_FAILED', message);
+    this.name = 'TaskStoppingError';
+  }
 }

@@ -4,6 +4,7 @@ import type { CrewDefinition } from '../domain/crew.ts';
 import { CrewdError } from '../domain/errors.ts';
 import { isFinished, type Execution, type WebhookTargets } from '../domain/execution.ts';
 import type { HumanFeedback } from '../domain/task-output.ts';
+import { approvalCompletes } from '../engine/execution-standing.ts';
 import type {
   DeliveryRecord,
   ExecutionChange,
@@ -177,8 +178,7 @@ export class CrewService implements ExecutionService {
       appendFeedback: feedback,
       now,
     };
-    const isLastTask = execution.outputs.length + 1 >= this.crew.tasks.length;
-    if (request.approve && isLastTask) {
+    if (request.approve && approvalCompletes(this.crew, execution.outputs, pending.taskId)) {
       const ended: Execution = {
         ...execution,
         webhooks,

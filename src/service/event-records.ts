@@ -38,6 +38,8 @@ export const eventRecord = {
       data: {
         task_id: event.taskId,
         attempt: event.attempt,
+        ...(event.agent === undefined ? {} : { agent: event.agent }),
+        ...(event.scope === undefined || event.scope === '' ? {} : { scope: event.scope }),
         model: event.model,
         text: event.answer.text,
         tool_calls: event.answer.toolCalls.map(({ id, name, input }) => ({ id, name, input })),

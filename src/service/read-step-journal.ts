@@ -51,6 +51,7 @@ function follow(journal: OpenJournal, event: StoredExecutionEvent): OpenJournal 
           totalTokens: usage.total_tokens ?? 0,
           successfulRequests: 1,
         },
+        ...(typeof data.scope === 'string' ? { scope: data.scope } : {}),
       });
       return journal;
     }

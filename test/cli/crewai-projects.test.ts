@@ -258,6 +258,20 @@ describe('crewd check', () => {
     expect(result.stdout).toContain('Nothing is left out: crewd runs this crew as written.\n');
   });
 
+  it('names the manager of a hierarchical crew, and counts a missing manager as a problem', async () => {
+    const led = await runCrewd(['check', join(repoRoot, 'examples/hierarchical-crew')]);
+    const unled = await runCrewd(['check', join(repoRoot, 'test/cli/crews/hierarchical-without-manager')], {
+      env: { MODEL: 'openai/gpt-4o-mini', OPENAI_API_KEY: 'sk-test' },
+    });
+
+    expect(led.code).toBe(0);
+    expect(led.stdout).toMatch(
+      /^Crew hierarchical-crew \(hierarchical process\)\nManager: Crew Manager \(built from manager_llm\), delegating each task to its agent\n/,
+    );
+    expect(unled.code).toBe(1);
+    expect(unled.stdout).toContain('A hierarchical crew needs a manager: set manager_llm or manager_agent');
+  });
+
   it('names each custom Python tool with its file and line and the TypeScript tool that would stand in', async () => {
     const result = await runCrewd(['check', project('stock_research')], {
       env: { MODEL: 'openai/gpt-4o-mini', OPENAI_API_KEY: 'sk-test' },
@@ -280,7 +294,7 @@ describe('crewd check', () => {
 
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(
-      'crewd: src/support_desk/config/tasks.yaml:line 1 (answer_question): has no agent, for the manager of a hierarchical crew to choose; crewd does not do the hierarchical process yet: give the task an agent and use process: sequential\n',
+      "crewd: src/support_desk/config/tasks.yaml:line 1 (answer_question): has no agent, for the manager of a hierarchical crew to choose; crewd's manager delegates each task to the agent the task names: give the task an agent\n",
     );
   });
 });

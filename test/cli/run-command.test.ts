@@ -103,6 +103,25 @@ describe('crewd run', () => {
     expect(result.stderr).toMatch(/over 3 requests/);
   });
 
+  it('runs the hierarchical example offline: the manager delegates each task and the writer asks the researcher', async () => {
+    const hierarchicalCrew = join(import.meta.dirname, '../../examples/hierarchical-crew');
+
+    const result = await runCrewd(['run', hierarchicalCrew, '--inputs', '{"topic": "tides"}']);
+
+    expect(result.code).toBe(0);
+    expect(result.stderr).toContain('▶ research_task (Crew Manager)');
+    expect(result.stderr).toContain('▶ brief_task (Crew Manager)');
+    expect(result.stderr).toContain('↳ Delegate work to coworker {"task":"Gather three facts about tides');
+    expect(result.stderr).toContain('↳ Writer: Ask question to coworker {"question":"Which of these facts');
+    expect(result.stderr).toContain('↳ Researcher answered');
+    expect(result.stdout).toBe(
+      'Tides come from the Moon pulling on the oceans.\n' +
+        'Most coasts get two highs and two lows a day.\n' +
+        'The biggest, spring tides, arrive at new and full moon.\n',
+    );
+    expect(result.stderr).toMatch(/over 8 requests/);
+  });
+
   it('stops with one line naming the directory when the crew directory does not exist', async () => {
     const missing = join(tempDir(), 'no-such-crew');
 

@@ -46,15 +46,15 @@ describe('crewd serve', () => {
     );
   });
 
-  it('refuses to start a crew whose process the engine cannot run yet, instead of failing each execution', async () => {
-    const crew = join(import.meta.dirname, 'crews/hierarchical');
+  it('refuses to start a hierarchical crew without a manager, instead of failing each execution', async () => {
+    const crew = join(import.meta.dirname, 'crews/hierarchical-without-manager');
     const result = await runCrewd(['serve', crew, '--port', '0', '--database', join(tempDir(), 'crewd.db')], {
       env: { OPENAI_API_KEY: 'sk-test' },
     });
 
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(
-      "crewd: The crew's process 'hierarchical' is not supported yet; use 'sequential' in crew.yaml\n",
+      "crewd: A hierarchical crew needs a manager: set manager_llm or manager_agent in crew.yaml (or crew.py's Crew(...))\n",
     );
   });
 

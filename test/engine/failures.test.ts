@@ -98,13 +98,13 @@ describe('failures', () => {
     expect(chatRequests(harness.fake)[0]!.body.model).toBe('agent-model');
   });
 
-  it('refuses a hierarchical crew with a configuration error', async () => {
+  it('refuses a hierarchical crew without a manager with a configuration error', async () => {
     const hierarchical = crew([agent('writer')], [task('outline', 'writer')], { process: 'hierarchical' });
 
     const error = await failureOf(harness.run(hierarchical));
 
     expect(error.code).toBe('CONFIG_INVALID');
-    expect(error.message).toContain('hierarchical');
+    expect(error.message).toContain('manager_llm or manager_agent');
     expect(chatRequests(harness.fake)).toHaveLength(0);
   });
 
