@@ -6,7 +6,7 @@
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { runToCompletion } from '../src/cli/run-to-completion.ts';
+import { runApprovingAll } from '../src/cli/run-to-completion.ts';
 import { loadCrew } from '../src/crew/load-crew.ts';
 import type { ChatModel, ChatRequest, ChatResponse } from '../src/llm/chat-model.ts';
 import { recordTo } from '../src/llm/recording-model.ts';
@@ -91,15 +91,11 @@ const scripted: ChatModel = {
   generate: (request) => Promise.resolve(answer(request)),
 };
 const model = recordTo(scripted, join(crewDir, replayFile));
-const result = await runToCompletion({
+const result = await runApprovingAll({
   executionId: 'recording',
   crew,
   inputs,
-  models: () => model,
+  model,
   tools: toolRegistryOf([]),
-  defaultModel: undefined,
-  signal: new AbortController().signal,
-  onEvent: () => undefined,
-  review: () => Promise.resolve({ approved: true, feedback: '' }),
 });
 console.log(result.outputs.at(-1)?.output);

@@ -5,7 +5,7 @@
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { runToCompletion } from '../src/cli/run-to-completion.ts';
+import { runApprovingAll } from '../src/cli/run-to-completion.ts';
 import { loadCrew } from '../src/crew/load-crew.ts';
 import type { ChatModel, ChatRequest, ChatResponse } from '../src/llm/chat-model.ts';
 import { recordTo } from '../src/llm/recording-model.ts';
@@ -54,17 +54,7 @@ const scripted: ChatModel = {
 };
 const model = recordTo(scripted, join(crewDir, replayFile));
 try {
-  const result = await runToCompletion({
-    executionId: 'recording',
-    crew,
-    inputs,
-    models: () => model,
-    tools,
-    defaultModel: undefined,
-    signal: new AbortController().signal,
-    onEvent: () => undefined,
-    review: () => Promise.resolve({ approved: true, feedback: '' }),
-  });
+  const result = await runApprovingAll({ executionId: 'recording', crew, inputs, model, tools });
   console.log(result.outputs.at(-1)?.output);
 } finally {
   await tools.close();

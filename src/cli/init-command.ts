@@ -8,7 +8,7 @@ import type { ChatModel, ChatRequest } from '../llm/chat-model.ts';
 import { recordTo } from '../llm/recording-model.ts';
 import { toolRegistryOf } from '../engine/tool.ts';
 import type { CliContext } from './cli-context.ts';
-import { runToCompletion } from './run-to-completion.ts';
+import { runApprovingAll } from './run-to-completion.ts';
 import { starterAnswers, starterFiles, starterInputs } from './starter-crew.ts';
 
 const replayFile = 'starter-crew.replay.json';
@@ -69,16 +69,12 @@ async function recordReplay(dir: string): Promise<void> {
     },
   };
   const model = recordTo(starter, join(dir, replayFile));
-  await runToCompletion({
+  await runApprovingAll({
     executionId: 'init',
     crew,
     inputs: starterInputs,
-    models: () => model,
+    model,
     tools: toolRegistryOf([]),
-    defaultModel: undefined,
-    signal: new AbortController().signal,
-    onEvent: () => undefined,
-    review: () => Promise.resolve({ approved: true, feedback: '' }),
   });
 }
 

@@ -60,3 +60,27 @@ export async function runToCompletion(request: RunToCompletionRequest): Promise<
     checkpoint = { ...checkpoint, feedback: [...checkpoint.feedback, feedback] };
   }
 }
+
+/**
+ * Runs a crew offline with one model for every agent, approving every review: how a replay file is recorded for a
+ * starter or example crew.
+ */
+export function runApprovingAll(request: {
+  readonly executionId: string;
+  readonly crew: RunCrewRequest['crew'];
+  readonly inputs: RunCrewRequest['inputs'];
+  readonly model: ReturnType<RunCrewRequest['models']>;
+  readonly tools: RunCrewRequest['tools'];
+}): Promise<CompletedRun> {
+  return runToCompletion({
+    executionId: request.executionId,
+    crew: request.crew,
+    inputs: request.inputs,
+    models: () => request.model,
+    tools: request.tools,
+    defaultModel: undefined,
+    signal: new AbortController().signal,
+    onEvent: () => undefined,
+    review: () => Promise.resolve({ approved: true, feedback: '' }),
+  });
+}
