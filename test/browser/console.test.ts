@@ -1,6 +1,6 @@
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/main.ts';
@@ -9,10 +9,12 @@ import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { collectPageErrors, launchChromium } from '../support/browser.ts';
 import { apiClient, crewsDir, startCrewd, tempDatabase, testToken } from '../support/crewd.ts';
+import { userText } from '../support/model-requests.ts';
 import { startFakeOpenAI } from '../support/fake-openai-server.ts';
 import { startScriptedReceiver } from '../support/scripted-receiver.ts';
 import type { ScriptedReceiver } from '../support/scripted-receiver.ts';
 import type { FakeOpenAIServer, RecordedRequest } from '../support/fake-openai-server.ts';
+import { until } from '../support/until.ts';
 
 /** Set to a directory to save the README's screenshots of the console while the tests run. */
 const screenshotDir = process.env.CREWD_CONSOLE_SCREENSHOTS;
@@ -204,6 +206,116 @@ describe('the web console in a browser', { timeout: 90_000 }, () => {
       await context.close();
       await toolCrewd.close();
       await toolModel.close();
+    }
+  });
+
+  it("lists the files an execution's tasks saved and downloads one with the token kept out of the link", async () => {
+    const report = '# Report\n\nLarge models, small models, and agents.';
+    const fileModel = await startFakeOpenAI({
+      respond: (request) =>
+        userText(request).includes('Conduct a thorough research')
+          ? { content: '- Point one\n- Point two' }
+          : { content: report },
+    });
+    const fileCrewd = await startCrewd({
+      crewDir: resolve(import.meta.dirname, '../fixtures/crewai-projects/latest_ai_development'),
+      modelUrl: fileModel.url,
+      env: { MODEL: 'openai/gpt-4o-mini' },
+    });
+    const { context, page, errors } = await openConsole(testToken, fileCrewd.url);
+    try {
+      const files = apiClient(fileCrewd.url);
+      const kickoff = await files.post('/kickoff', { inputs: { topic: 'AI LLMs', current_year: '2026' } });
+      const id = kickoff.body.kickoff_id as string;
+      await files.waitForState(id, ['SUCCESS']);
+      await page.goto(`${fileCrewd.url}/console/#/executions/${id}`);
+
+      const listed = page
+        .getByRole('region', { name: 'Output files' })
+        .getByRole('row', { name: /report\.md/ });
+      await listed.getByRole('cell', { name: 'reporting_task' }).waitFor();
+      expect(await listed.getByRole('cell', { name: `${Buffer.byteLength(report)} B` }).count()).toBe(1);
+      const [download] = await Promise.all([
+        page.waitForEvent('download'),
+        listed.getByRole('button', { name: 'Download report.md' }).click(),
+      ]);
+      expect(download.suggestedFilename()).toBe('report.md');
+      expect(download.url()).toMatch(/^blob:/);
+      expect(readFileSync(await download.path(), 'utf8')).toBe(report);
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+      await fileCrewd.close();
+      await fileModel.close();
+    }
+  });
+
+  it("marks a manager's delegation and shows the coworker's steps under the coworker's name", async () => {
+    // The coworker's tool appends to STOP_LOG: a temporary file, never one in the work tree.
+    process.env.STOP_LOG = join(mkdtempSync(join(tmpdir(), 'crewd-stops-')), 'stops.log');
+    const toolResult = (request: RecordedRequest): string | undefined => {
+      const messages = request.body.messages as { role: string; content: unknown }[];
+      const content = messages.find((message) => message.role === 'tool')?.content;
+      return typeof content === 'string' ? content : undefined;
+    };
+    const managedModel = await startFakeOpenAI({
+      respond: (request) => {
+        const result = toolResult(request);
+        if (request.body.model === 'manager-model') {
+          return result === undefined
+            ? {
+                content: 'The traveller should do this.',
+                toolCalls: [
+                  {
+                    name: 'Delegate_work_to_coworker',
+                    arguments: {
+                      task: 'Visit Porto and log it',
+                      context: 'A day trip',
+                      coworker: 'Traveller',
+                    },
+                  },
+                ],
+              }
+            : { content: `Manager: ${result}` };
+        }
+        return result === undefined
+          ? { toolCalls: [{ name: 'log_stop', arguments: { city: 'Porto' } }] }
+          : { content: 'Porto is logged.' };
+      },
+    });
+    const managedCrewd = await startCrewd({
+      crewDir: join(crewsDir, 'managed-crew'),
+      modelUrl: managedModel.url,
+    });
+    const { context, page, errors } = await openConsole(testToken, managedCrewd.url);
+    try {
+      const managed = apiClient(managedCrewd.url);
+      const kickoff = await managed.post('/kickoff', { inputs: { city: 'Porto' } });
+      const id = kickoff.body.kickoff_id as string;
+      await page.goto(`${managedCrewd.url}/console/#/executions/${id}`);
+
+      const trip = page.getByRole('listitem', { name: 'Task trip' });
+      await trip.getByText('Manager: Porto is logged.').first().waitFor();
+      const steps = trip.getByRole('list', { name: 'Steps' }).locator(':scope > li');
+      await until(async () => (await steps.count()) === 4);
+      expect(await steps.locator('.step-agent').allTextContents()).toEqual([
+        'Traveller',
+        'Traveller',
+        'Crew Manager',
+        'Crew Manager',
+      ]);
+      await steps.nth(0).getByText('Tool call: log_stop').waitFor();
+      const delegation = steps.nth(2);
+      expect(await delegation.getAttribute('class')).toContain('delegation');
+      await delegation.getByText('Delegated work to Traveller').click();
+      await delegation.getByText('"Visit Porto and log it"').waitFor();
+      await delegation.getByText('Porto is logged.').waitFor();
+      expect(await trip.locator('.delegation').count()).toBe(1);
+      expect(errors).toEqual([]);
+    } finally {
+      await context.close();
+      await managedCrewd.close();
+      await managedModel.close();
     }
   });
 
