@@ -90,6 +90,23 @@ export class ApiClient {
     });
   }
 
+  /** A saved output file's content, fetched with the Authorization header so the token stays out of the URL. */
+  async download(url: string): Promise<Blob> {
+    let response: Response;
+    try {
+      response = await fetch(url, { headers: this.headers(), cache: 'no-store' });
+    } catch {
+      throw new ApiError(0, 'NETWORK', 'The server could not be reached');
+    }
+    if (!response.ok)
+      throw new ApiError(
+        response.status,
+        'HTTP',
+        `The file could not be downloaded (HTTP ${response.status})`,
+      );
+    return response.blob();
+  }
+
   cancel(id: string): Promise<StatusView> {
     return this.call(`/cancel/${encodeURIComponent(id)}`, { method: 'POST' });
   }

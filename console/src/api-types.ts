@@ -23,6 +23,14 @@ export interface TaskPayload {
   readonly output_json: Record<string, unknown> | null;
 }
 
+/** A file a task's `output_file` saved; `url` needs the same bearer token as the API. */
+export interface OutputFile {
+  readonly task_id: string;
+  readonly path: string;
+  readonly size: number;
+  readonly url: string;
+}
+
 export interface StatusView {
   readonly kickoff_id: string;
   readonly state: ExecutionState;
@@ -37,6 +45,7 @@ export interface StatusView {
     readonly current_agent: string | null;
   };
   readonly tasks: readonly TaskPayload[];
+  readonly output_files: readonly OutputFile[];
   readonly pending_human_input: {
     readonly task_id: string;
     readonly output: string;

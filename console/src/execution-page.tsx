@@ -9,6 +9,7 @@ import { duration, shortId, time } from './format.ts';
 import { usePolled } from './hooks.ts';
 import { JsonTree } from './json-tree.tsx';
 import { Markdown } from './markdown.tsx';
+import { OutputFiles } from './output-files.tsx';
 import { ReviewCard } from './review-card.tsx';
 import { StateBadge } from './state-badge.tsx';
 import { StepList } from './step-list.tsx';
@@ -157,6 +158,11 @@ export function ExecutionPage({ client, id }: { client: ApiClient; id: string })
           {detail.result_json === null ? null : <JsonTree value={detail.result_json} label="result_json" />}
         </section>
       ) : null}
+
+      <section aria-labelledby="files-title">
+        <h2 id="files-title">Output files</h2>
+        <OutputFiles client={client} files={detail.output_files} />
+      </section>
 
       <h2>Webhook deliveries</h2>
       <DeliveryTable deliveries={deliveries} />

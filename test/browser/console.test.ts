@@ -1,6 +1,6 @@
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/main.ts';
@@ -9,10 +9,12 @@ import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../../src/store/store.ts';
 import { collectPageErrors, launchChromium } from '../support/browser.ts';
 import { apiClient, crewsDir, startCrewd, tempDatabase, testToken } from '../support/crewd.ts';
+import { userText } from '../support/model-requests.ts';
 import { startFakeOpenAI } from '../support/fake-openai-server.ts';
 import { startScriptedReceiver } from '../support/scripted-receiver.ts';
 import type { ScriptedReceiver } from '../support/scripted-receiver.ts';
-import type { FakeOpenAIServer, RecordedRequest } from '../support/fake-openai-server.ts';
+import type { FakeOpenAIServer, FakeResponder, RecordedRequest } from '../support/fake-openai-server.ts';
+import { until } from '../support/until.ts';
 
 /** Set to a directory to save the README's screenshots of the console while the tests run. */
 const screenshotDir = process.env.CREWD_CONSOLE_SCREENSHOTS;
@@ -97,6 +99,39 @@ async function shoot(page: Page, name: string): Promise<void> {
   if (screenshotDir !== undefined) await page.screenshot({ path: join(screenshotDir, name), fullPage: true });
 }
 
+interface OwnCrewd {
+  readonly model: FakeOpenAIServer;
+  readonly url: string;
+  readonly page: Page;
+  readonly errors: string[];
+  /** Kicks off with `inputs` and opens the new execution's page; answers its id. */
+  readonly openExecution: (inputs: Record<string, string>) => Promise<string>;
+}
+
+/** Runs `use` with a crewd of its own for `crewDir`, its own fake model and a console signed in to it. */
+async function withOwnCrewd(
+  crewDir: string,
+  setup: { respond?: FakeResponder; env?: Record<string, string> },
+  use: (own: OwnCrewd) => Promise<void>,
+): Promise<void> {
+  const model = await startFakeOpenAI({ respond: setup.respond });
+  const own = await startCrewd({ crewDir, modelUrl: model.url, env: setup.env });
+  const { context, page, errors } = await openConsole(testToken, own.url);
+  const openExecution = async (inputs: Record<string, string>) => {
+    const kickoff = await apiClient(own.url).post('/kickoff', { inputs });
+    const id = kickoff.body.kickoff_id as string;
+    await page.goto(`${own.url}/console/#/executions/${id}`);
+    return id;
+  };
+  try {
+    await use({ model, url: own.url, page, errors, openExecution });
+  } finally {
+    await context.close();
+    await own.close();
+    await model.close();
+  }
+}
+
 describe('the web console in a browser', { timeout: 90_000 }, () => {
   it('refuses a wrong token, then signs in with the token kept out of the address', async () => {
     const context = await browser.newContext();
@@ -172,39 +207,116 @@ describe('the web console in a browser', { timeout: 90_000 }, () => {
   it("shows an agent's tool call as a step as it happens, with the tool's input and result", async () => {
     // The crew's TypeScript tool appends to VISIT_LOG: a temporary file, never one in the work tree.
     process.env.VISIT_LOG = join(mkdtempSync(join(tmpdir(), 'crewd-visits-')), 'visits.log');
-    const toolModel = await startFakeOpenAI();
-    const toolCrewd = await startCrewd({ crewDir: join(crewsDir, 'tool-crew'), modelUrl: toolModel.url });
-    const { context, page, errors } = await openConsole(testToken, toolCrewd.url);
-    let release = (): void => undefined;
-    try {
-      const finalAnswer = new Promise<void>((resolve) => (release = resolve));
-      toolModel.enqueue(
-        { content: 'Recording it.', toolCalls: [{ name: 'record_visit', arguments: { city: 'Lyon' } }] },
-        { content: 'The visit to Lyon is recorded.', heldUntil: finalAnswer },
-      );
-      const kickoff = await apiClient(toolCrewd.url).post('/kickoff', { inputs: { city: 'Lyon' } });
-      await page.goto(`${toolCrewd.url}/console/#/executions/${kickoff.body.kickoff_id as string}`);
+    await withOwnCrewd(
+      join(crewsDir, 'tool-crew'),
+      {},
+      async ({ model: toolModel, page, errors, openExecution }) => {
+        let release = (): void => undefined;
+        try {
+          const finalAnswer = new Promise<void>((resolve) => (release = resolve));
+          toolModel.enqueue(
+            { content: 'Recording it.', toolCalls: [{ name: 'record_visit', arguments: { city: 'Lyon' } }] },
+            { content: 'The visit to Lyon is recorded.', heldUntil: finalAnswer },
+          );
+          await openExecution({ city: 'Lyon' });
 
-      // The tool has run and the final answer is still held: the step is on the page while the task runs.
-      const visit = page.getByRole('listitem', { name: 'Task visit' });
-      const step = visit.getByRole('listitem').filter({ hasText: 'Tool call: record_visit' });
-      await step.getByText('Recording it.').waitFor();
-      await step.getByText('Tool call: record_visit').click();
-      await step.getByText('Visit to Lyon recorded.').waitFor();
-      await step.getByText('"Lyon"').waitFor();
-      expect(await step.locator('.json-key', { hasText: 'city' }).count()).toBe(1);
-      expect(await visit.getByText('Final answer given.').count()).toBe(0);
+          // The tool has run and the final answer is still held: the step is on the page while the task runs.
+          const visit = page.getByRole('listitem', { name: 'Task visit' });
+          const step = visit.getByRole('listitem').filter({ hasText: 'Tool call: record_visit' });
+          await step.getByText('Recording it.').waitFor();
+          await step.getByText('Tool call: record_visit').click();
+          await step.getByText('Visit to Lyon recorded.').waitFor();
+          await step.getByText('"Lyon"').waitFor();
+          expect(await step.locator('.json-key', { hasText: 'city' }).count()).toBe(1);
+          expect(await visit.getByText('Final answer given.').count()).toBe(0);
 
-      release();
-      await visit.getByText('Final answer given.').waitFor();
-      await visit.getByText('The visit to Lyon is recorded.').first().waitFor();
-      expect(errors).toEqual([]);
-    } finally {
-      release();
-      await context.close();
-      await toolCrewd.close();
-      await toolModel.close();
-    }
+          release();
+          await visit.getByText('Final answer given.').waitFor();
+          await visit.getByText('The visit to Lyon is recorded.').first().waitFor();
+          expect(errors).toEqual([]);
+        } finally {
+          release();
+        }
+      },
+    );
+  });
+
+  it("lists the files an execution's tasks saved and downloads one with the token kept out of the link", async () => {
+    const report = '# Report\n\nLarge models, small models, and agents.';
+    const template = resolve(import.meta.dirname, '../fixtures/crewai-projects/latest_ai_development');
+    const respond: FakeResponder = (request) =>
+      userText(request).includes('Conduct a thorough research')
+        ? { content: '- Point one\n- Point two' }
+        : { content: report };
+    await withOwnCrewd(template, { respond, env: { MODEL: 'openai/gpt-4o-mini' } }, async (own) => {
+      const id = await own.openExecution({ topic: 'AI LLMs', current_year: '2026' });
+      await apiClient(own.url).waitForState(id, ['SUCCESS']);
+
+      const listed = own.page
+        .getByRole('region', { name: 'Output files' })
+        .getByRole('row', { name: /report\.md/ });
+      await listed.getByRole('cell', { name: 'reporting_task' }).waitFor();
+      expect(await listed.getByRole('cell', { name: `${Buffer.byteLength(report)} B` }).count()).toBe(1);
+      const [download] = await Promise.all([
+        own.page.waitForEvent('download'),
+        listed.getByRole('button', { name: 'Download report.md' }).click(),
+      ]);
+      expect(download.suggestedFilename()).toBe('report.md');
+      expect(download.url()).toMatch(/^blob:/);
+      expect(readFileSync(await download.path(), 'utf8')).toBe(report);
+      expect(own.errors).toEqual([]);
+    });
+  });
+
+  it("marks a manager's delegation and shows the coworker's steps under the coworker's name", async () => {
+    // The coworker's tool appends to STOP_LOG: a temporary file, never one in the work tree.
+    process.env.STOP_LOG = join(mkdtempSync(join(tmpdir(), 'crewd-stops-')), 'stops.log');
+    const toolResult = (request: RecordedRequest): string | undefined => {
+      const messages = request.body.messages as { role: string; content: unknown }[];
+      const content = messages.find((message) => message.role === 'tool')?.content;
+      return typeof content === 'string' ? content : undefined;
+    };
+    const delegate = {
+      name: 'Delegate_work_to_coworker',
+      arguments: { task: 'Visit Porto and log it', context: 'A day trip', coworker: 'Traveller' },
+    };
+    const respond: FakeResponder = (request) => {
+      const result = toolResult(request);
+      if (request.body.model === 'manager-model') {
+        return result === undefined
+          ? { content: 'The traveller should do this.', toolCalls: [delegate] }
+          : { content: `Manager: ${result}` };
+      }
+      return result === undefined
+        ? { toolCalls: [{ name: 'log_stop', arguments: { city: 'Porto' } }] }
+        : { content: 'Porto is logged.' };
+    };
+    await withOwnCrewd(
+      join(crewsDir, 'managed-crew'),
+      { respond },
+      async ({ page, errors, openExecution }) => {
+        await openExecution({ city: 'Porto' });
+
+        const trip = page.getByRole('listitem', { name: 'Task trip' });
+        await trip.getByText('Manager: Porto is logged.').first().waitFor();
+        const steps = trip.getByRole('list', { name: 'Steps' }).locator(':scope > li');
+        await until(async () => (await steps.count()) === 4);
+        expect(await steps.locator('.step-agent').allTextContents()).toEqual([
+          'Traveller',
+          'Traveller',
+          'Crew Manager',
+          'Crew Manager',
+        ]);
+        await steps.nth(0).getByText('Tool call: log_stop').waitFor();
+        const delegation = steps.nth(2);
+        expect(await delegation.getAttribute('class')).toContain('delegation');
+        await delegation.getByText('Delegated work to Traveller').click();
+        await delegation.getByText('"Visit Porto and log it"').waitFor();
+        await delegation.getByText('Porto is logged.').waitFor();
+        expect(await trip.locator('.delegation').count()).toBe(1);
+        expect(errors).toEqual([]);
+      },
+    );
   });
 
   it('lists executions newest first and filters them by state', async () => {
