@@ -49,8 +49,9 @@ export interface CrewServiceDeps {
 
 const defaultEventPollMs = 1000;
 const eventPageSize = 500;
-/** Recently read executions kept for status polls, by estimated bytes (about 3,000 of a typical few KB). */
+/** Recently read executions kept for status polls: at most this many estimated bytes, and at most this many. */
 export const recentCacheBytes = 16 * 1024 * 1024;
+export const recentCacheEntries = 1000;
 
 /** What one page of `GET /executions` may hold, by estimated bytes; it always holds at least one execution. */
 export const listPageBytes = 2 * 1024 * 1024;
@@ -70,7 +71,7 @@ function withinBytes(page: ExecutionPage, maxBytes: number): ExecutionPage {
 /** The execution service: kickoff, status, resume and cancel over the store, with runs handed to a dispatcher. */
 export class CrewService implements ExecutionService {
   readonly crew: CrewDefinition;
-  readonly #recent = new RecentExecutions(recentCacheBytes);
+  readonly #recent = new RecentExecutions(recentCacheBytes, recentCacheEntries);
 
   constructor(private readonly deps: CrewServiceDeps) {
     this.crew = deps.crew;

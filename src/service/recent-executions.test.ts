@@ -22,6 +22,19 @@ describe('RecentExecutions', () => {
     expect(cache.get('c')?.state).toBe('RUNNING');
   });
 
+  it('drops the oldest beyond its capacity in entries, however small they are', () => {
+    const cache = new RecentExecutions(1_000_000, 2);
+    cache.remember(execution('a', 'SUCCESS'));
+    cache.remember(execution('b', 'PAUSED'));
+    cache.remember(execution('b', 'SUCCESS', 2));
+    expect(cache.get('a')?.state).toBe('SUCCESS');
+    cache.remember(execution('c', 'RUNNING'));
+
+    expect(cache.get('a')).toBeUndefined();
+    expect(cache.get('b')?.state).toBe('SUCCESS');
+    expect(cache.get('c')?.state).toBe('RUNNING');
+  });
+
   it('keeps the latest revision it has seen of an execution', () => {
     const cache = new RecentExecutions(1000);
     cache.remember(execution('a', 'RUNNING', 3));

@@ -6,14 +6,18 @@ import { executionWeight } from './execution-weight.ts';
  * finished execution never changes again, in this process or any other sharing the database, so it is current as
  * it is; any other copy is current only while the store still holds its revision.
  *
- * Bounded by bytes, not entries: one execution may be a thousand times larger than another, and the status body
- * kept beside each one repeats its `meta` once per task.
+ * Bounded by bytes, since one execution may be a thousand times larger than another and the status body kept beside
+ * each one repeats its `meta` once per task; and by entries, since the estimate leaves out what every object costs
+ * the heap, so many small executions would otherwise hold far more memory than their bytes say.
  */
 export class RecentExecutions {
   readonly #entries = new Map<string, { readonly execution: Execution; readonly bytes: number }>();
   #bytes = 0;
 
-  constructor(private readonly maxBytes: number) {}
+  constructor(
+    private readonly maxBytes: number,
+    private readonly maxEntries = Number.POSITIVE_INFINITY,
+  ) {}
 
   get(id: string): Execution | undefined {
     return this.#entries.get(id)?.execution;
@@ -33,7 +37,7 @@ export class RecentExecutions {
     }
     const bytes = executionWeight(execution);
     if (bytes > this.maxBytes) return;
-    while (this.#bytes + bytes > this.maxBytes) {
+    while (this.#bytes + bytes > this.maxBytes || this.#entries.size >= this.maxEntries) {
       const oldest = this.#entries.keys().next();
       if (oldest.done === true) break;
       this.#forget(oldest.value);
