@@ -107,7 +107,8 @@ export interface CrewDescription {
   readonly agents: readonly { readonly name: string; readonly role: string; readonly model: string | null }[];
   readonly tasks: readonly {
     readonly name: string;
-    readonly agent: string;
+    /** null when a hierarchical crew's manager leads the task alone. */
+    readonly agent: string | null;
     readonly human_input: boolean;
     readonly output_format: string;
   }[];

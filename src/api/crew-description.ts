@@ -23,7 +23,12 @@ export const crewDescriptionSchema = z.object({
       name: z.string().describe('The task_id clients see and send back on /resume'),
       description: z.string(),
       expected_output: z.string(),
-      agent: z.string().describe('The key of the agent that performs it'),
+      agent: z
+        .string()
+        .nullable()
+        .describe(
+          "The key of the agent that performs it; null when a hierarchical crew's manager leads it alone",
+        ),
       human_input: z.boolean().describe('The execution pauses for feedback after this task'),
       output_format: z.enum(['raw', 'json']),
       output_json: z.record(z.string(), z.unknown()).nullable().describe('The JSON Schema of a json output'),
@@ -49,7 +54,7 @@ export function describeCrew(crew: CrewDefinition): CrewDescription {
       name: task.name,
       description: task.description,
       expected_output: task.expectedOutput,
-      agent: task.agent,
+      agent: task.agent ?? null,
       human_input: task.humanInput,
       output_format: task.outputJson === undefined ? 'raw' : 'json',
       output_json: task.outputJson ?? null,

@@ -2,6 +2,7 @@ import type { CrewDefinition } from '../domain/crew.ts';
 import type { Execution } from '../domain/execution.ts';
 import type { TaskOutput } from '../domain/task-output.ts';
 import { summarize } from '../domain/task-output.ts';
+import { leadRole } from '../engine/manager-agent.ts';
 import { describeCrew as crewDescription } from './crew-description.ts';
 import { toDeliveryView } from './delivery-view.ts';
 import { toExecutionDetail } from './execution-detail.ts';
@@ -24,7 +25,7 @@ export function responseExamples(crew: CrewDefinition): Record<string, unknown> 
       description: task.description,
       expectedOutput: task.expectedOutput,
       summary: summarize(output),
-      agent: crew.agents.get(task.agent)?.role ?? task.agent,
+      agent: leadRole(crew, task, {}) ?? '',
       output,
       outputJson: null,
       usage,

@@ -61,7 +61,9 @@ export function migrationReport(
 
   lines.push('', 'Tasks, in the order they run:');
   for (const [index, task] of crew.tasks.entries()) {
-    lines.push(`  ${index + 1}. ${task.name}: agent ${task.agent}`);
+    const lead =
+      task.agent === undefined ? 'the manager, with every agent as a coworker' : `agent ${task.agent}`;
+    lines.push(`  ${index + 1}. ${task.name}: ${lead}`);
     lines.push(`     context: ${describeContext(task, index)}`);
     lines.push(`     output: ${describeOutput(task)}${task.humanInput ? ', reviewed by a person' : ''}`);
     if (task.outputFile !== undefined) {

@@ -1,3 +1,4 @@
+import type { ProcessKind } from '../domain/crew.ts';
 import { CrewLoadError } from '../domain/errors.ts';
 import type { TaskEntry } from './task-schema.ts';
 import { locate } from './validate-yaml.ts';
@@ -5,20 +6,29 @@ import type { YamlFile } from './yaml-file.ts';
 
 /**
  * Checks what tasks name: each task's agent must exist, and its context may only name earlier tasks, since
- * tasks run in file order and a later task has no output yet.
+ * tasks run in file order and a later task has no output yet. A task may leave out its agent only in a
+ * hierarchical crew, whose manager then leads it (as in crewAI).
  */
 export function checkTaskReferences(
   tasksYaml: YamlFile,
   tasks: ReadonlyMap<string, TaskEntry>,
-  agentNames: ReadonlySet<string>,
-  agentsFile: string,
+  agents: { readonly names: ReadonlySet<string>; readonly file: string },
+  process: ProcessKind,
 ): void {
   const order = [...tasks.keys()];
   for (const [index, [name, task]] of [...tasks].entries()) {
-    if (!agentNames.has(task.agent)) {
+    if (task.agent == null) {
+      if (process === 'hierarchical') continue;
       throw new CrewLoadError(
         tasksYaml.file,
-        `names agent "${task.agent}", which ${agentsFile} does not define`,
+        'is required; only the tasks of a hierarchical crew may leave their agent to the manager',
+        locate(tasksYaml, [name, 'agent']),
+      );
+    }
+    if (!agents.names.has(task.agent)) {
+      throw new CrewLoadError(
+        tasksYaml.file,
+        `names agent "${task.agent}", which ${agents.file} does not define`,
         locate(tasksYaml, [name, 'agent']),
       );
     }

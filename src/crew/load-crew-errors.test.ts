@@ -125,6 +125,17 @@ const cases: readonly (readonly [string, Case])[] = [
     },
   ],
   [
+    'a task without an agent in a sequential crew',
+    {
+      fixture: 'task-without-agent',
+      file: 'tasks.yaml',
+      key: 'answer_question.agent',
+      line: 6,
+      message:
+        'tasks.yaml:line 6 (answer_question.agent): is required; only the tasks of a hierarchical crew may leave their agent to the manager',
+    },
+  ],
+  [
     'a context naming a missing task',
     {
       fixture: 'context-missing-task',

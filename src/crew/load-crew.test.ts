@@ -63,6 +63,17 @@ describe('loadCrew', () => {
     expect(crew.managerLlm).toEqual({ model: 'openai/gpt-4o' });
   });
 
+  it('lets a task of a hierarchical crew leave its agent to the manager', async () => {
+    const { crew, warnings } = await load(fixture('managed-task'));
+
+    expect(warnings).toEqual([]);
+    expect(crew.process).toBe('hierarchical');
+    const [managed, assigned] = crew.tasks;
+    expect(managed?.name).toBe('answer_question');
+    expect(managed).not.toHaveProperty('agent');
+    expect(assigned?.agent).toBe('support');
+  });
+
   it('applies the defaults when only the required keys are written', async () => {
     const { crew, warnings } = await load(fixture('defaults'));
 

@@ -107,7 +107,6 @@ export async function loadCrew(dir: string, options: LoadCrewOptions): Promise<C
     warnUnknownModelKeys(crewYaml, [[]], options.warn);
   }
 
-  if (config.process === 'hierarchical') refuseManagedTasks(tasksYaml);
   const agentEntries = validateEntries(agentsYaml, agentSchema, 'agents', options.warn, {
     keys: unhonouredAgentKeys,
     report: drop,
@@ -121,7 +120,12 @@ export async function loadCrew(dir: string, options: LoadCrewOptions): Promise<C
     keys: unhonouredTaskKeys,
     report: drop,
   });
-  checkTaskReferences(tasksYaml, taskEntries, new Set(agentEntries.keys()), files.agents.name);
+  checkTaskReferences(
+    tasksYaml,
+    taskEntries,
+    { names: new Set(agentEntries.keys()), file: files.agents.name },
+    config.process ?? 'sequential',
+  );
 
   return assembleCrew(options.crew ?? path.basename(files.root), {
     config,
@@ -225,22 +229,6 @@ async function resolveOutputClasses(
   return { ...tasksYaml, data };
 }
 
-/**
- * In a hierarchical crewAI crew a task may leave its agent to the manager. crewd's manager delegates each task to
- * the agent the task names, so such a task is refused with what it needs, rather than with a bare "agent is required".
- */
-function refuseManagedTasks(tasksYaml: YamlFile): void {
-  if (!isMapping(tasksYaml.data)) return;
-  for (const [name, entry] of Object.entries(tasksYaml.data)) {
-    if (!isMapping(entry) || entry.agent != null) continue;
-    throw new CrewLoadError(
-      tasksYaml.file,
-      "has no agent, for the manager of a hierarchical crew to choose; crewd's manager delegates each task to the agent the task names: give the task an agent",
-      locate(tasksYaml, [name]),
-    );
-  }
-}
-
 function isMapping(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -274,7 +262,7 @@ function toTask(name: string, entry: TaskEntry): TaskDefinition {
     name,
     description: entry.description,
     expectedOutput: entry.expected_output,
-    agent: entry.agent,
+    ...(entry.agent == null ? {} : { agent: entry.agent }),
     // Absent context means every earlier task; `[]` means none, so the two must stay distinct.
     ...(entry.context == null ? {} : { context: [...new Set(entry.context)] }),
     humanInput: entry.human_input ?? false,

@@ -62,6 +62,24 @@ describe('loading a JSONC crew', () => {
     expect(error.message).toBe('crew.jsonc:line 17 (plan_task.expected_output): is required');
   });
 
+  it('lets a task of a hierarchical crew leave its agent to the manager, and refuses that in a sequential one', async () => {
+    const withoutAgent = (text: string): string => text.replace('"agent": "planner",', '');
+    const hierarchical = changed('crew.jsonc', (text) =>
+      withoutAgent(text).replace(
+        '"process": "sequential",',
+        '"process": "hierarchical", "manager_llm": "openai/gpt-4o",',
+      ),
+    );
+
+    const crew = await loadCrew(hierarchical, { warn: () => undefined });
+    const error = await loadError(changed('crew.jsonc', withoutAgent));
+
+    expect(crew.tasks.map((task) => task.agent)).toEqual(['scout', undefined]);
+    expect(error.message).toBe(
+      'crew.jsonc:line 17 (plan_task.agent): is required; only the tasks of a hierarchical crew may leave their agent to the manager',
+    );
+  });
+
   it('refuses an agent the crew lists without its file', async () => {
     const dir = changed('crew.jsonc', (text) =>
       text.replace('["scout", "planner"]', '["scout", "planner", "guide"]'),

@@ -149,7 +149,12 @@ export async function loadJsoncCrew(crewPath: string, warn: Warn, drop: Warn): P
       ...(entry.tools == null ? {} : { tools: customTools(entry.tools, toolOrigins) }),
     });
   }
-  checkTaskReferences(tasksFile, tasks, new Set(agents.keys()), 'agents/');
+  checkTaskReferences(
+    tasksFile,
+    tasks,
+    { names: new Set(agents.keys()), file: 'agents/' },
+    config.process ?? 'sequential',
+  );
   return { config, agents, tasks, toolOrigins };
 }
 

@@ -175,7 +175,7 @@ describe('renderTask and renderAgent', () => {
       description: 'Write about bees as {"format": "md"}',
       expectedOutput: 'A report for 2025',
     });
-    expect(rendered.agent.role).toBe('bees writer');
+    expect(rendered.agent?.role).toBe('bees writer');
   });
 
   it('refuses a task whose agent the crew does not define', () => {

@@ -60,10 +60,13 @@ export function checkInputs(crew: Pick<CrewDefinition, 'requiredInputs'>, inputs
   if (missing.length > 0) throw new MissingInputsError(missing);
 }
 
-/** A task ready to run: its texts and its agent's texts with the kickoff's inputs filled in. */
+/**
+ * A task ready to run: its texts and its agent's texts with the kickoff's inputs filled in. No agent when the task
+ * names none, which only a hierarchical crew allows: its manager leads the task.
+ */
 export interface RenderedTask {
   readonly task: TaskDefinition;
-  readonly agent: AgentDefinition;
+  readonly agent: AgentDefinition | undefined;
 }
 
 /** The agent with `{placeholders}` in role, goal and backstory replaced by `inputs`. */
@@ -78,8 +81,8 @@ export function renderAgent(agent: AgentDefinition, inputs: CrewInputs): AgentDe
 
 /** The task with its description and expected output interpolated, together with its rendered agent. */
 export function renderTask(crew: CrewDefinition, task: TaskDefinition, inputs: CrewInputs): RenderedTask {
-  const agent = crew.agents.get(task.agent);
-  if (agent === undefined) {
+  const agent = task.agent === undefined ? undefined : crew.agents.get(task.agent);
+  if (task.agent !== undefined && agent === undefined) {
     // loadCrew rejects such crews, so this only happens with a hand-built definition.
     throw new CrewdError(
       'CREW_INVALID',
@@ -92,6 +95,6 @@ export function renderTask(crew: CrewDefinition, task: TaskDefinition, inputs: C
       description: interpolate(task.description, inputs),
       expectedOutput: interpolate(task.expectedOutput, inputs),
     },
-    agent: renderAgent(agent, inputs),
+    agent: agent === undefined ? undefined : renderAgent(agent, inputs),
   };
 }

@@ -7,7 +7,8 @@ import { flag, jsonSchemaObject, names, text, toolArguments } from './schema-fie
 export const taskSchema = z.object({
   description: text(),
   expected_output: text(),
-  agent: text(),
+  /** Required unless the crew is hierarchical: checkTaskReferences decides, knowing the process. */
+  agent: text().nullish(),
   context: names(),
   human_input: flag(),
   /**

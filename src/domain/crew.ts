@@ -55,8 +55,11 @@ export interface TaskDefinition {
   readonly name: string;
   readonly description: string;
   readonly expectedOutput: string;
-  /** Name of the agent that performs the task. */
-  readonly agent: string;
+  /**
+   * Name of the agent that performs the task. Absent only in a hierarchical crew: the manager then leads the task
+   * with every agent of the crew as a coworker.
+   */
+  readonly agent?: string;
   /**
    * Names of earlier tasks whose outputs form this task's context.
    * `undefined` means every earlier task (crewAI's rule); `[]` means none.

@@ -1,4 +1,4 @@
-import type { CrewDefinition, ModelSpec } from '../domain/crew.ts';
+import type { AgentDefinition, CrewDefinition, ModelSpec, TaskDefinition } from '../domain/crew.ts';
 import { CrewdError, isCrewdError } from '../domain/errors.ts';
 import { agentModel, agentToolCallingModel, agentTools } from './agent-resources.ts';
 import { findGuardrail } from './guardrails.ts';
@@ -18,11 +18,11 @@ export function checkCrew(
   processFor(crew.process);
   const request = { crew, ...resources };
   for (const task of crew.tasks) {
-    const agent = crew.agents.get(task.agent);
-    if (agent === undefined) continue; // the loader already refuses tasks naming missing agents
-    const models = [agentModel(request, agent), agentToolCallingModel(request, agent)];
-    for (const model of models) resolveFor(`Agent '${agent.name}'`, model, resources);
-    agentTools(request, agent, task);
+    for (const agent of taskWorkers(crew, task)) {
+      const models = [agentModel(request, agent), agentToolCallingModel(request, agent)];
+      for (const model of models) resolveFor(`Agent '${agent.name}'`, model, resources);
+      agentTools(request, agent, task);
+    }
     for (const spec of task.guardrails ?? []) {
       if (spec.kind === 'function') findGuardrail(resources.tools, task, spec);
     }
@@ -48,4 +48,16 @@ function resolveFor(
     if (!isCrewdError(error)) throw error;
     throw new CrewdError(error.code, `${user}: ${error.message}`, { cause: error });
   }
+}
+
+/**
+ * The agents that may work on `task`: the one it names, or, when it names none (a hierarchical crew's manager leads
+ * it), every agent but the manager. The loader already refuses tasks naming missing agents.
+ */
+function taskWorkers(crew: CrewDefinition, task: TaskDefinition): AgentDefinition[] {
+  if (task.agent !== undefined) {
+    const agent = crew.agents.get(task.agent);
+    return agent === undefined ? [] : [agent];
+  }
+  return [...crew.agents.values()].filter((agent) => agent.name !== crew.managerAgent);
 }

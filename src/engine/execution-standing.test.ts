@@ -54,6 +54,30 @@ describe('whereExecutionStands', () => {
   });
 });
 
+describe('whereExecutionStands for a task without an agent', () => {
+  it('names the manager of the hierarchical crew that leads it, then the coworker it asked', () => {
+    const crew = {
+      ...exampleCrew,
+      process: 'hierarchical' as const,
+      managerLlm: { model: 'openai/x' },
+      tasks: exampleCrew.tasks.map(({ agent: _assigned, ...task }) => task),
+    };
+    const started = makeExecution({ id: 'e', state: 'RUNNING', currentTask: first });
+    const delegated = makeExecution({
+      id: 'e',
+      state: 'RUNNING',
+      currentTask: first,
+      lastStep: step(first, 'Coworker', 'search'),
+    });
+
+    expect(whereExecutionStands(crew, started)).toMatchObject({
+      current: first,
+      currentAgent: 'Crew Manager',
+    });
+    expect(whereExecutionStands(crew, delegated).currentAgent).toBe('Coworker');
+  });
+});
+
 describe('approvalCompletes', () => {
   it('is true only when every other task has its output', () => {
     expect(approvalCompletes(exampleCrew, [taskOutput(first, 'a'), taskOutput(second, 'b')], third)).toBe(

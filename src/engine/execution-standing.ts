@@ -1,8 +1,7 @@
-import { interpolate } from '../crew/index.ts';
 import type { CrewDefinition } from '../domain/crew.ts';
 import type { Execution } from '../domain/execution.ts';
 import type { TaskOutput } from '../domain/task-output.ts';
-import { managerAgent } from './manager-agent.ts';
+import { leadRole } from './manager-agent.ts';
 
 /** Where an execution stands in its crew's work, as `/status` shows it. */
 export interface Standing {
@@ -56,14 +55,5 @@ function workingAgent(crew: CrewDefinition, execution: ExecutionProgress, taskId
   if (execution.pending === null && step?.taskId === taskId && step.tool !== null) return step.agent;
   const task = crew.tasks.find((candidate) => candidate.name === taskId);
   if (task === undefined) return null;
-  const lead = crew.process === 'hierarchical' ? safeManager(crew) : crew.agents.get(task.agent);
-  return lead === undefined ? task.agent : interpolate(lead.role, execution.inputs);
-}
-
-function safeManager(crew: CrewDefinition) {
-  try {
-    return managerAgent(crew);
-  } catch {
-    return undefined;
-  }
+  return leadRole(crew, task, execution.inputs);
 }

@@ -1,4 +1,5 @@
-import type { AgentDefinition, CrewDefinition, TaskDefinition } from '../domain/crew.ts';
+import { interpolate } from '../crew/index.ts';
+import type { AgentDefinition, CrewDefinition, CrewInputs, TaskDefinition } from '../domain/crew.ts';
 import { CrewdError } from '../domain/errors.ts';
 
 /** The manager crewd builds from `manager_llm` when a hierarchical crew names no `manager_agent`. */
@@ -44,7 +45,24 @@ export function managerAgent(crew: CrewDefinition): AgentDefinition {
   };
 }
 
-/** The agent that answers for `task`: the manager in a hierarchical crew, the task's own agent otherwise. */
-export function leadAgentName(crew: CrewDefinition, task: TaskDefinition): string {
-  return crew.process === 'hierarchical' ? managerAgent(crew).name : task.agent;
+/**
+ * The role, placeholders filled from `inputs`, of the agent that answers for `task`: the manager in a hierarchical
+ * crew, the task's own agent otherwise. The agent's name when it cannot be found; null for a task without one.
+ */
+export function leadRole(crew: CrewDefinition, task: TaskDefinition, inputs: CrewInputs): string | null {
+  const lead = crew.process === 'hierarchical' ? definedManager(crew) : agentOf(crew, task);
+  return lead === undefined ? (task.agent ?? null) : interpolate(lead.role, inputs);
+}
+
+function agentOf(crew: CrewDefinition, task: TaskDefinition): AgentDefinition | undefined {
+  return task.agent === undefined ? undefined : crew.agents.get(task.agent);
+}
+
+/** The manager, or undefined when the crew names none (checkCrew refuses such crews before they run). */
+function definedManager(crew: CrewDefinition): AgentDefinition | undefined {
+  try {
+    return managerAgent(crew);
+  } catch {
+    return undefined;
+  }
 }

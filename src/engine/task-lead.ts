@@ -1,5 +1,6 @@
 import { renderAgent } from '../crew/index.ts';
 import type { AgentDefinition, TaskDefinition } from '../domain/crew.ts';
+import { CrewdError } from '../domain/errors.ts';
 import { agentTools } from './agent-resources.ts';
 import type { CrewRun } from './crew-run.ts';
 import { othersThan } from './delegation-tools.ts';
@@ -16,16 +17,28 @@ export interface TaskLead {
 /**
  * Who leads `task` (rendered, with its rendered agent `assigned`). Sequential: the task's agent with its tools, and
  * the crew's other agents as coworkers when it has `allow_delegation`. Hierarchical, as crewAI does it: the manager,
- * with no tools of its own, delegating to the task's agent.
+ * with no tools of its own, delegating to the task's agent, or to any agent of the crew when the task names none.
  */
-export function taskLead(run: CrewRun, task: TaskDefinition, assigned: AgentDefinition): TaskLead {
+export function taskLead(
+  run: CrewRun,
+  task: TaskDefinition,
+  assigned: AgentDefinition | undefined,
+): TaskLead {
   const { request } = run;
   if (request.crew.process === 'hierarchical') {
+    const manager = renderAgent(managerAgent(request.crew), request.inputs);
     return {
-      agent: renderAgent(managerAgent(request.crew), request.inputs),
+      agent: manager,
       tools: [],
-      coworkers: [assigned],
+      coworkers: assigned === undefined ? othersThan(run, manager) : [assigned],
     };
+  }
+  if (assigned === undefined) {
+    // loadCrew rejects such crews, so this only happens with a hand-built definition.
+    throw new CrewdError(
+      'CREW_INVALID',
+      `Task "${task.name}" names no agent, which only a hierarchical crew allows`,
+    );
   }
   return {
     agent: assigned,

@@ -2,7 +2,8 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { aliceToken, bobToken, readJson, startApi } from './support/api-harness.ts';
 import type { ApiHarness } from './support/api-harness.ts';
-import { makeExecution, taskOutput } from './support/example-crew.ts';
+import { exampleCrew, makeExecution, taskOutput } from './support/example-crew.ts';
+import { InMemoryExecutionService } from './support/in-memory-execution-service.ts';
 
 let api: ApiHarness;
 beforeAll(async () => {
@@ -35,6 +36,26 @@ describe('GET /crew', () => {
       output_format: 'raw',
       output_json: null,
     });
+  });
+
+  it("shows a null agent for a task a hierarchical crew's manager leads alone", async () => {
+    const managed = {
+      ...exampleCrew,
+      process: 'hierarchical' as const,
+      managerLlm: { model: 'openai/x' },
+      tasks: exampleCrew.tasks.map(({ agent: _assigned, ...task }) => task),
+    };
+    const own = await startApi({ service: new InMemoryExecutionService(managed) });
+    try {
+      const response = await own.request('/crew', { token: aliceToken });
+      const body = await readJson(response);
+
+      expect(response.status).toBe(200);
+      expect(body.process).toBe('hierarchical');
+      expect(body.tasks.map((task: { agent: unknown }) => task.agent)).toEqual([null, null, null]);
+    } finally {
+      await own.close();
+    }
   });
 
   it('needs a token', async () => {

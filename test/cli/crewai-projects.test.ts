@@ -289,12 +289,14 @@ describe('crewd check', () => {
     expect(result.stdout).toContain('2 problems: crewd does not run this crew as written.');
   });
 
-  it('refuses a hierarchical crew whose tasks leave the agent to the manager, saying what to change', async () => {
-    const result = await runCrewd(['check', project('support_desk')]);
+  it('accepts a hierarchical crew whose tasks leave the agent to the manager, saying who leads them', async () => {
+    const result = await runCrewd(['check', project('support_desk')], {
+      env: { MODEL: 'openai/gpt-4o-mini', OPENAI_API_KEY: 'sk-test' },
+    });
 
-    expect(result.code).toBe(1);
-    expect(result.stderr).toBe(
-      "crewd: src/support_desk/config/tasks.yaml:line 1 (answer_question): has no agent, for the manager of a hierarchical crew to choose; crewd's manager delegates each task to the agent the task names: give the task an agent\n",
-    );
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('  1. answer_question: the manager, with every agent as a coworker\n');
+    expect(result.stdout).toContain('Nothing is left out: crewd runs this crew as written.');
   });
 });

@@ -164,6 +164,30 @@ describe('a hierarchical crew served by crewd', () => {
     });
   });
 
+  it('has the manager lead a task that names no agent, with every agent of the crew as a coworker', async () => {
+    const crewd = await serveInProcess('managed-open-crew');
+    try {
+      const api = apiClient(crewd.url);
+      const crew = await api.get('/crew');
+      expect(crew.body.tasks).toMatchObject([{ name: 'notes', agent: null }]);
+      const kickoff = await api.post('/kickoff', { inputs: { product: 'teapots' } });
+      const id = kickoff.body.kickoff_id as string;
+      const done = await api.waitForState(id, ['SUCCESS', 'FAILED']);
+
+      expect(done.body.state).toBe('SUCCESS');
+      expect(done.body.result).toMatch(/^Manager: Note \d+$/);
+      expect(done.body.last_executed_task).toMatchObject({ task_id: 'notes', agent: 'Crew Manager' });
+      const [managerCall] = chatRequests().filter(
+        (request) => isManager(request) && JSON.stringify(request.body.messages).includes('no agent named'),
+      );
+      const offered = JSON.stringify(managerCall!.body.tools);
+      expect(offered).toContain('- Checker');
+      expect(offered).toContain('- Writer');
+    } finally {
+      await crewd.close();
+    }
+  });
+
   it('pauses a human-input task after the manager answers; a rejection retries it with the feedback, an approval completes it', async () => {
     const crewd = await serveInProcess('managed-review-crew');
     try {

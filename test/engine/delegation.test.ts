@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { TaskDefinition } from '../../src/domain/crew.ts';
 import type { AgentStep } from '../../src/domain/events.ts';
 import { CrewdError } from '../../src/domain/errors.ts';
 import type { HumanFeedback, TaskOutput } from '../../src/domain/task-output.ts';
@@ -47,12 +48,17 @@ function toolResults(request: RecordedRequest): string[] {
 
 const isManager = (request: RecordedRequest): boolean => systemText(request).includes('Crew Manager');
 
-/** The role the task prompt's "Current task: Do <task>" is written for, in the test crews: `<task agent> role`. */
-function assignedRole(request: RecordedRequest): string {
+/** The roles the manager's "Delegate work to coworker" tool offers. */
+function coworkerRoles(request: RecordedRequest): string[] {
   const roles = /Hand a specific task to one of these coworkers:\n((?:- .*\n)+)/.exec(
     JSON.stringify(request.body.tools?.[0]?.function.description ?? '').replaceAll('\\n', '\n'),
   );
-  return roles?.[1]?.split('\n')[0]?.slice(2) ?? 'unknown';
+  return (roles?.[1] ?? '').split('\n').flatMap((line) => (line.startsWith('- ') ? [line.slice(2)] : []));
+}
+
+/** The role the task prompt's "Current task: Do <task>" is written for, in the test crews: `<task agent> role`. */
+function assignedRole(request: RecordedRequest): string {
+  return coworkerRoles(request)[0] ?? 'unknown';
 }
 
 function steps(): AgentStep[] {
@@ -132,6 +138,45 @@ describe('hierarchical process', () => {
     });
     // The coworker's calls count in the task's usage: manager twice, coworker once, 15 tokens each.
     expect(outputs[0]!.usage).toMatchObject({ totalTokens: 45, successfulRequests: 3 });
+  });
+
+  it('offers every agent of the crew as a coworker for a task that names no agent', async () => {
+    harness.fake.respondWith((request) => {
+      if (!isManager(request)) return { content: `Work of ${systemText(request).split('.')[0]}` };
+      const [result] = toolResults(request);
+      if (result === undefined) {
+        return {
+          toolCalls: [
+            { name: delegateTool, arguments: { task: 'Edit it', context: 'Draft', coworker: 'editor role' } },
+          ],
+        };
+      }
+      return { content: `Checked: ${result}` };
+    });
+    const managed: TaskDefinition = {
+      name: 'article',
+      description: 'Do article',
+      expectedOutput: 'The article result',
+      humanInput: false,
+    };
+    const led = crew([agent('researcher'), agent('writer'), agent('editor')], [managed], {
+      process: 'hierarchical',
+      managerLlm: { model: `openai/${managerModel}` },
+    });
+
+    const outputs = completedOutputs(await harness.run(led));
+
+    expect(outputs[0]).toMatchObject({
+      agent: 'Crew Manager',
+      output: 'Checked: Work of You are editor role',
+    });
+    const [first] = chatRequests(harness.fake);
+    expect(coworkerRoles(first!)).toEqual(['researcher role', 'writer role', 'editor role']);
+    expect(steps()[1]).toMatchObject({
+      agent: 'Crew Manager',
+      tool: 'Delegate work to coworker',
+      toolInput: { coworker: 'editor role' },
+    });
   });
 
   it("lets the crew's manager_agent lead, with only the delegation tools, on its own model", async () => {
