@@ -2,17 +2,39 @@ import { cpSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeOpenAI, type FakeOpenAIServer } from '../support/fake-openai-server.ts';
-import { userText } from '../support/model-requests.ts';
+import {
+  startFakeOpenAI,
+  type FakeOpenAIServer,
+  type FakeReply,
+  type RecordedRequest,
+} from '../support/fake-openai-server.ts';
+import { offeredTools, userText } from '../support/model-requests.ts';
 import { repoRoot, runCrewd, tempDir } from './crewd-command.ts';
 
 const project = (name: string): string => join(repoRoot, 'test/fixtures/crewai-projects', name);
 
 let model: FakeOpenAIServer;
 
+/** The tool results a recorded model request carries, in order. */
+const toolResults = (request: RecordedRequest): string[] =>
+  (request.body.messages as { role: string; content: unknown }[])
+    .filter((message) => message.role === 'tool')
+    .map((message) => String(message.content));
+
+/** The analyst of stock_research_ts: looks up the figures, has the ratio worked out, then answers with it. */
+function analyst(request: RecordedRequest): FakeReply {
+  const results = toolResults(request);
+  if (results.length === 0)
+    return { toolCalls: [{ name: 'latest_figures', arguments: { company: 'ACME' } }] };
+  if (results.length === 1)
+    return { toolCalls: [{ name: 'PriceEarningsTool', arguments: { price: 42, earnings: 3.5 } }] };
+  return { content: `Fairly priced at a P/E of ${results[1]}.` };
+}
+
 beforeAll(async () => {
   model = await startFakeOpenAI({
     respond: (request) => {
+      if (offeredTools(request).includes('PriceEarningsTool')) return analyst(request);
       const text = userText(request);
       if (text.includes('Conduct a thorough research')) return { content: '- Point one\n- Point two' };
       if (text.includes('worth seeing in Lyon')) return { content: '1. Fourvière\n2. Traboules\n3. Halles' };
@@ -298,5 +320,36 @@ describe('crewd check', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('  1. answer_question: the manager, with every agent as a coworker\n');
     expect(result.stdout).toContain('Nothing is left out: crewd runs this crew as written.');
+  });
+});
+
+describe('custom Python tools with TypeScript stand-ins', () => {
+  const env = { MODEL: 'openai/gpt-4o-mini', OPENAI_API_KEY: 'sk-test' };
+
+  it('check runs the crew as written when tools/ holds a TypeScript tool for each Python one', async () => {
+    const result = await runCrewd(['check', project('stock_research_ts')], { env });
+
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('    tools: latest_figures, PriceEarningsTool\n');
+    expect(result.stdout).toContain('Nothing is left out: crewd runs this crew as written.');
+  });
+
+  it('runs the TypeScript tools in place of the Python ones, their results reaching the model', async () => {
+    const before = model.requests.length;
+
+    const result = await runCrewd(['run', project('stock_research_ts'), '--inputs', '{"company": "ACME"}'], {
+      env: { ...env, OPENAI_BASE_URL: model.url },
+    });
+
+    expect(result.stderr).not.toMatch(/^crewd:/m);
+    expect(result.code).toBe(0);
+    const requests = model.requests.slice(before);
+    expect(requests.map(toolResults)).toEqual([
+      [],
+      ['share price 42.00, earnings per share 3.50'],
+      ['share price 42.00, earnings per share 3.50', '12.00'],
+    ]);
+    expect(result.stdout).toContain('Fairly priced at a P/E of 12.00.');
   });
 });
