@@ -8,7 +8,7 @@ import {
   type FakeReply,
   type RecordedRequest,
 } from '../support/fake-openai-server.ts';
-import { offeredTools, userText } from '../support/model-requests.ts';
+import { offeredTools, systemText, toolResultText, userText } from '../support/model-requests.ts';
 import { repoRoot, runCrewd, tempDir } from './crewd-command.ts';
 
 const project = (name: string): string => join(repoRoot, 'test/fixtures/crewai-projects', name);
@@ -31,10 +31,28 @@ function analyst(request: RecordedRequest): FakeReply {
   return { content: `Fairly priced at a P/E of ${results[1]}.` };
 }
 
+/** support_desk's manager hands the question to the billing specialist, then passes the answer on. */
+function manager(request: RecordedRequest): FakeReply {
+  const result = toolResultText(request);
+  if (result !== undefined) return { content: `Manager: ${result}` };
+  const task = 'Explain the double charge on invoice 7';
+  return {
+    toolCalls: [
+      {
+        name: 'Delegate_work_to_coworker',
+        arguments: { task, context: 'Asked by Dana', coworker: 'Billing Specialist' },
+      },
+    ],
+  };
+}
+
 beforeAll(async () => {
   model = await startFakeOpenAI({
     respond: (request) => {
       if (offeredTools(request).includes('PriceEarningsTool')) return analyst(request);
+      if (systemText(request).includes('Crew Manager')) return manager(request);
+      if (systemText(request).startsWith('You are Billing Specialist'))
+        return { content: 'Invoice 7 was charged twice; the second charge is refunded.' };
       const text = userText(request);
       if (text.includes('Conduct a thorough research')) return { content: '- Point one\n- Point two' };
       if (text.includes('worth seeing in Lyon')) return { content: '1. Fourvière\n2. Traboules\n3. Halles' };
@@ -351,5 +369,30 @@ describe('custom Python tools with TypeScript stand-ins', () => {
       ['share price 42.00, earnings per share 3.50', '12.00'],
     ]);
     expect(result.stdout).toContain('Fairly priced at a P/E of 12.00.');
+  });
+});
+
+describe('a hierarchical crew whose tasks name no agent', () => {
+  it("runs with crew.py's manager_llm delegating the task to the coworker it picks", async () => {
+    const before = model.requests.length;
+
+    const result = await runCrewd(
+      [
+        'run',
+        project('support_desk'),
+        '--inputs',
+        '{"customer": "Dana", "question": "Why was I charged twice?"}',
+      ],
+      { env: { MODEL: 'openai/gpt-4o-mini', OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: model.url } },
+    );
+
+    expect(result.stderr).not.toMatch(/^crewd:/m);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('Manager: Invoice 7 was charged twice; the second charge is refunded.');
+    const requests = model.requests.slice(before);
+    expect(requests.map((request) => request.body.model)).toEqual(['gpt-4o', 'gpt-4o-mini', 'gpt-4o']);
+    expect(userText(requests[0]!)).toContain('Answer this question from Dana: Why was I charged twice?');
+    expect(offeredTools(requests[0]!)).toContain('Delegate_work_to_coworker');
+    expect(userText(requests[1]!)).toContain('Explain the double charge on invoice 7');
   });
 });
