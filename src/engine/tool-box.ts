@@ -45,20 +45,10 @@ export function createToolBox(
   scope: ToolScope,
   limits: ToolLimits = defaultToolLimits,
 ): ToolBox {
-  // Most tasks have no tools, and an Ajv instance costs time and memory per attempt: make one only when needed.
   if (tools.length === 0) return emptyToolBox;
   const names = modelToolNames(tools.map((tool) => tool.name));
-  const entries = new Map<string, { tool: Tool; check: (input: unknown) => string | undefined }>();
-  let ajv: Ajv | undefined;
-  for (const [index, tool] of tools.entries()) {
-    const name = names[index]!;
-    if (tool.checkInput !== undefined) {
-      entries.set(name, { tool, check: tool.checkInput });
-      continue;
-    }
-    ajv ??= new Ajv({ allErrors: true, strict: false, logger: false });
-    entries.set(name, { tool, check: compiledCheck(ajv, tool) });
-  }
+  const entries = new Map<string, { tool: Tool; check: InputCheck }>();
+  for (const [index, tool] of tools.entries()) entries.set(names[index]!, { tool, check: inputCheck(tool) });
   return {
     specs: tools.map(({ description, inputSchema }, index) => ({
       name: names[index]!,
@@ -95,7 +85,26 @@ export function createToolBox(
   };
 }
 
-function compiledCheck(ajv: Ajv, tool: Tool): (input: unknown) => string | undefined {
+type InputCheck = (input: unknown) => string | undefined;
+
+/**
+ * A tool outlives the task attempts whose tool boxes hold it, so its input schema is compiled once, the first time,
+ * and kept as long as the tool is; a tool that checks its own input needs none.
+ */
+const compiledChecks = new WeakMap<Tool, InputCheck>();
+
+function inputCheck(tool: Tool): InputCheck {
+  if (tool.checkInput !== undefined) return tool.checkInput;
+  let check = compiledChecks.get(tool);
+  if (check === undefined) {
+    check = compiledCheck(tool);
+    compiledChecks.set(tool, check);
+  }
+  return check;
+}
+
+function compiledCheck(tool: Tool): InputCheck {
+  const ajv = new Ajv({ allErrors: true, strict: false, logger: false });
   let validate: ValidateFunction;
   try {
     validate = ajv.compile(tool.inputSchema);
