@@ -88,7 +88,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   installJsonBodyParser(app);
   const clock = deps.clock ?? (() => new Date());
-  installErrorHandling(app, () => clock().getTime());
+  const unavailable = installErrorHandling(app, () => clock().getTime());
   installBearerAuth(app, deps.authenticate);
   app.addHook('onResponse', (request, reply, done) => {
     deps.metrics.observeHttpRequest(
@@ -151,7 +151,12 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   registerExecutionRoutes(app, context);
   if (deps.outputFiles !== undefined) registerOutputFileRoute(app, { ...context, files: deps.outputFiles });
   registerConsoleRoutes(app, context);
-  registerEventStreamRoute(app, { ...context, heartbeatMs: deps.heartbeatMs ?? 15_000, openStreams });
+  registerEventStreamRoute(app, {
+    ...context,
+    heartbeatMs: deps.heartbeatMs ?? 15_000,
+    openStreams,
+    unavailable,
+  });
   registerOperationsRoutes(app, {
     ...context,
     ready: deps.ready,

@@ -128,9 +128,10 @@ export function answerClientError(error: Error & { code?: string }, socket: Dupl
 
 /**
  * Every error and unknown route answers with the contract's error body; server faults are logged in full, except
- * 503s, which `UnavailableLog` sums up. `now` is in milliseconds.
+ * 503s, which `UnavailableLog` sums up. `now` is in milliseconds. Returns that log, for failures that reach no
+ * error handler (an event stream fails after its headers went out).
  */
-export function installErrorHandling(app: FastifyInstance, now: () => number): void {
+export function installErrorHandling(app: FastifyInstance, now: () => number): UnavailableLog {
   const unavailable = new UnavailableLog(app.log, now);
   app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const response = toErrorResponse(error);
@@ -150,4 +151,5 @@ export function installErrorHandling(app: FastifyInstance, now: () => number): v
     const response = toErrorResponse(new CrewdError('NOT_FOUND', 'Route not found'));
     return reply.code(response.status).send(response.body);
   });
+  return unavailable;
 }

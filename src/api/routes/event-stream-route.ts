@@ -2,6 +2,7 @@ import { callerOf } from '../bearer-auth.ts';
 import { toErrorResponse } from '../error-handler.ts';
 import { eventsQuerySchema, executionIdParamsSchema } from '../request-schemas.ts';
 import { formatComment, pipeEvents, resumePoint } from '../server-sent-events.ts';
+import type { UnavailableLog } from '../unavailable-log.ts';
 import { bearerSecurity } from './route-context.ts';
 import type { RouteContext, ZodApp } from './route-context.ts';
 
@@ -9,6 +10,8 @@ export interface EventStreamContext extends RouteContext {
   readonly heartbeatMs: number;
   /** Open streams, aborted with `serverClosing` when the server closes so shutdown does not wait for clients. */
   readonly openStreams: Set<AbortController>;
+  /** Sums up streams that end because the store is unavailable, as the error handler does for 503 answers. */
+  readonly unavailable: UnavailableLog;
 }
 
 /** The reason open streams are aborted with when the server closes. */
@@ -18,7 +21,7 @@ const route = '/executions/:id/events';
 
 /** `GET /executions/{id}/events`: the execution's event log as Server-Sent Events, live until it finishes. */
 export function registerEventStreamRoute(app: ZodApp, context: EventStreamContext): void {
-  const { service, metrics, heartbeatMs, openStreams } = context;
+  const { service, metrics, heartbeatMs, openStreams, unavailable } = context;
 
   app.get(
     route,
@@ -60,7 +63,8 @@ export function registerEventStreamRoute(app: ZodApp, context: EventStreamContex
       } catch (error) {
         if (!controller.signal.aborted) {
           const failure = toErrorResponse(error);
-          if (failure.status >= 500) request.log.error({ err: error }, 'event stream failed');
+          if (failure.status === 503) unavailable.record(error, route);
+          else if (failure.status >= 500) request.log.error({ err: error }, 'event stream failed');
           response.write(`event: error\ndata: ${JSON.stringify(failure.body)}\n\n`);
         }
       } finally {
