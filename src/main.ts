@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { pino, type Logger } from 'pino';
 import { buildServer } from './api/build-server.ts';
 import { UnavailableLog } from './api/unavailable-log.ts';
+import { StateCounts } from './observability/state-counts.ts';
 import type { ServeConfig } from './config.ts';
 import { loadCrew } from './crew/load-crew.ts';
 import { refusePartialCrew } from './crew/refuse-partial-crew.ts';
@@ -93,8 +94,12 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
   const schedule = parseRetrySchedule(config.webhookRetrySchedule);
   // This process's name on the leases it holds, its liveness lock and its notices.
   const processId = newProcessId();
+  const stateCounts = new StateCounts({
+    count: (states) => store.countByState(states),
+    now: () => clock().getTime(),
+  });
   const metrics = new Metrics(
-    { countByState: () => store.countByState(), countFailedDeliveries: () => store.countFailedMessages() },
+    { countByState: stateCounts.read, countFailedDeliveries: () => store.countFailedMessages() },
     { processMetrics: true },
   );
   const opened = await openStore(config.database, {

@@ -144,8 +144,11 @@ export interface ExecutionStore {
   releaseLeases(owner: string): Promise<void>;
   /** Applies the change when its guards hold; returns the updated execution, or null when they did not. */
   applyChange(change: ExecutionChange): Promise<Execution | null>;
-  /** Counts executions by state (metrics). */
-  countByState(): Promise<Readonly<Record<ExecutionState, number>>>;
+  /**
+   * Counts executions in `states` (every state when absent) through the state index (metrics); the result has every
+   * state's key, with zeros for the states not counted.
+   */
+  countByState(states?: readonly ExecutionState[]): Promise<Readonly<Record<ExecutionState, number>>>;
 }
 
 export interface NewExecutionEvent {

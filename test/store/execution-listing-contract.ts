@@ -116,6 +116,15 @@ export function describeExecutionListingContract(harness: StoreHarness): void {
         FAILED: 1,
         REVOKED: 0,
       });
+      // Only the states asked for are counted; the others read zero.
+      expect(await store.countByState(['PENDING', 'FAILED', 'PAUSED'])).toEqual({
+        PENDING: 1,
+        RUNNING: 0,
+        PAUSED: 0,
+        SUCCESS: 0,
+        FAILED: 1,
+        REVOKED: 0,
+      });
     });
   });
 }

@@ -1,6 +1,6 @@
 import { executionPage } from '../execution-cursor.ts';
 import { executionChangeValues, executionQueryValues, newExecutionValues } from '../row-encoder.ts';
-import type { Execution, ExecutionState } from '../../domain/execution.ts';
+import { executionStates, type Execution, type ExecutionState } from '../../domain/execution.ts';
 import type { EventStore, ExecutionStore } from '../store.ts';
 import { createChangeBatcher } from './change-batcher.ts';
 import { livenessKeySql, liveOwnerKeys, noticeSql } from './liveness.ts';
@@ -159,7 +159,7 @@ export const applyChanges = namedQuery(
 
 const countStates = namedQuery(
   'count_execution_states',
-  'SELECT state, count(*)::int AS count FROM executions GROUP BY state',
+  `SELECT state, count(*)::int AS count FROM executions WHERE state = ANY(:states::text[]) GROUP BY state`,
 );
 
 const selectEvents = namedQuery(
@@ -252,7 +252,8 @@ export function postgresExecutionStore(
     },
 
     applyChange: (change) => changes.apply(change),
-    countByState: async () => decode.stateCounts(await query(countStates)),
+    countByState: async (states = executionStates) =>
+      decode.stateCounts(await query(countStates, { states: [...states] })),
 
     listEvents: async (executionId, afterSequence, limit) =>
       (await query(selectEvents, { execution_id: executionId, after: afterSequence, limit })).map((row) =>

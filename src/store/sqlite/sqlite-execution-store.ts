@@ -1,6 +1,6 @@
 import { executionPage } from '../execution-cursor.ts';
 import { executionChangeValues, executionQueryValues, newExecutionValues } from '../row-encoder.ts';
-import type { Execution, ExecutionState } from '../../domain/execution.ts';
+import { executionStates, type Execution, type ExecutionState } from '../../domain/execution.ts';
 import type { EventStore, ExecutionChange, ExecutionStore } from '../store.ts';
 import { endedOnThisHost } from '../process-identity.ts';
 import type { SqliteContext } from './sqlite-context.ts';
@@ -94,7 +94,8 @@ const insertOutboxMessage = `
   VALUES (?, ?, ?, ?, ?, ?, ?, ?)`;
 
 const selectRevision = 'SELECT revision FROM executions WHERE id = ?';
-const countStates = 'SELECT state, count(*) AS count FROM executions GROUP BY state';
+const countStates = `
+  SELECT state, count(*) AS count FROM executions WHERE state IN (SELECT value FROM json_each(?)) GROUP BY state`;
 
 const selectEvents = `
   SELECT * FROM execution_events WHERE execution_id = ? AND sequence > ?
@@ -212,7 +213,8 @@ export function sqliteExecutionStore({
 
     applyChange: (change) => writes.write(() => applyChange(change)),
 
-    countByState: () => settle(() => decode.stateCounts(statement(countStates).all())),
+    countByState: (states = executionStates) =>
+      settle(() => decode.stateCounts(statement(countStates).all(JSON.stringify(states)))),
 
     listEvents: (executionId, afterSequence, limit) =>
       settle(() =>
