@@ -79,6 +79,22 @@ describe('process locks', () => {
     expect(locks.ended('host/1/child')).toBe(true);
   });
 
+  it('deletes the files of processes that are gone when another process takes its lock', async () => {
+    const database = newDatabase();
+    const child = await holdingProcess(database, 'host/5/child');
+    const live = await holdingProcess(database, 'host/5/live');
+    child.kill('SIGKILL');
+    await once(child, 'exit');
+
+    const release = processLocks(database).hold('host/5/self');
+
+    expect(readdirSync(`${database}-processes`)).toHaveLength(2);
+    const locks = processLocks(database);
+    expect([locks.ended('host/5/self'), locks.ended('host/5/live')]).toEqual([false, false]);
+    expect(live.exitCode).toBeNull();
+    release();
+  });
+
   it('sees a lock held in this process from another connection, which leaves it held, until it is released', async () => {
     const database = newDatabase();
     const release = processLocks(database).hold('host/2/self');

@@ -1,5 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 
@@ -26,6 +26,7 @@ export function processLocks(databasePath: string): ProcessLocks {
   return {
     hold: (owner) => {
       mkdirSync(directory, { recursive: true });
+      sweep(directory);
       const file = fileOf(owner);
       // Locked under a name no probe looks at, then moved into place: a probe never finds the file unlocked
       // (and deletes it) while its holder is still taking the lock.
@@ -57,6 +58,17 @@ export function processLocks(databasePath: string): ProcessLocks {
       return state !== 'held';
     },
   };
+}
+
+/**
+ * Deletes the files of processes that are gone, which no claim probes when they held no leases. Only files in place:
+ * a file still being locked (under its pending name) is not yet locked.
+ */
+function sweep(directory: string): void {
+  for (const name of readdirSync(directory)) {
+    const file = join(directory, name);
+    if (name.endsWith('.lock') && lockState(file) === 'free') rmSync(file, { force: true });
+  }
 }
 
 /** Which of these owners are gone, each probed once. */
