@@ -39,22 +39,22 @@ export function processLocks(databasePath: string): ProcessLocks {
         renameSync(pending, file);
       } catch (error) {
         holder.close();
-        rmSync(pending, { force: true });
+        removeLeftover(pending);
         throw error;
       }
       let held = true;
       return () => {
         if (!held) return;
         held = false;
-        rmSync(file, { force: true });
         holder.close();
+        removeLeftover(file);
       };
     },
     ended: (owner) => {
       const file = fileOf(owner);
       const state = lockState(file);
       // Left behind by a process that is gone; its name never comes back, so nobody takes this file again.
-      if (state === 'free') rmSync(file, { force: true });
+      if (state === 'free') removeLeftover(file);
       return state !== 'held';
     },
   };
@@ -67,7 +67,16 @@ export function processLocks(databasePath: string): ProcessLocks {
 function sweep(directory: string): void {
   for (const name of readdirSync(directory)) {
     const file = join(directory, name);
-    if (name.endsWith('.lock') && lockState(file) === 'free') rmSync(file, { force: true });
+    if (name.endsWith('.lock') && lockState(file) === 'free') removeLeftover(file);
+  }
+}
+
+/** Tidying only: a file that cannot be deleted now (a read-only disk) is found unlocked again later. */
+function removeLeftover(file: string): void {
+  try {
+    rmSync(file, { force: true });
+  } catch {
+    // Left for a later probe.
   }
 }
 
