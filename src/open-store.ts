@@ -6,7 +6,7 @@ import type { Store } from './store/store.ts';
  * only when used, so a SQLite user never loads the PostgreSQL driver.
  */
 export interface OpenStoreOptions extends SqliteStoreOptions {
-  /** This process's name on leases, liveness locks and notices (PostgreSQL). */
+  /** This process's name on leases, its liveness lock and (PostgreSQL) its notices; a fresh one unless given. */
   readonly processId?: string;
 }
 

@@ -19,10 +19,12 @@ export interface ChangeListener {
 }
 
 /**
- * Cross-process wake-ups. The PostgreSQL feed listens on a connection of its own, which also holds this process's
- * liveness lock for as long as the process lives; every write notifies in the statement that commits it. The
- * SQLite feed tells nothing: a SQLite database serves one machine, where changes made in this process are published
- * in process, and other processes sharing the file are found by the periodic claim.
+ * Cross-process wake-ups, and this process's liveness lock from `start` to `close`: while it is held, other processes
+ * leave this process's leases alone; once it is gone (a kill -9 included) they take them over at once. The
+ * PostgreSQL feed listens on a connection of its own, which holds the lock as a session advisory lock; every write
+ * notifies in the statement that commits it. The SQLite feed tells nothing (a SQLite database serves one machine,
+ * where changes made in this process are published in process, and other processes sharing the file are found by
+ * the periodic claim); it holds the lock as a file lock beside the database.
  */
 export interface ChangeFeed {
   /** Starts listening; resolves once notices flow (a first connection that fails is retried in the background). */
@@ -31,10 +33,3 @@ export interface ChangeFeed {
   readonly connected: boolean;
   close(): Promise<void>;
 }
-
-/** The feed of a store that only this process writes to through notices: nothing arrives, nothing is missed. */
-export const quietChangeFeed: ChangeFeed = {
-  start: () => Promise.resolve(),
-  connected: true,
-  close: () => Promise.resolve(),
-};

@@ -136,7 +136,7 @@ export interface ExecutionStore {
   renewLeases(owner: string, executionIds: readonly string[], until: Date): Promise<readonly string[]>;
   /**
    * Leases up to `limit` PENDING or RUNNING executions to `owner` until `until`, oldest first: those no process
-   * holds a live lease on, and those whose holder is gone (PostgreSQL: its liveness lock was released). Processes
+   * holds a live lease on, and those whose holder is gone (its liveness lock was released). Processes
    * claiming at the same moment never get the same execution.
    */
   claimExecutions(owner: string, now: Date, until: Date, limit: number): Promise<readonly ClaimedExecution[]>;
@@ -246,7 +246,8 @@ export interface TargetQuota {
 export interface OutboxStore {
   /**
    * Leases up to `limit` due messages for `leaseMs`: only the oldest pending message of each (execution, url)
-   * pair, so deliveries to one URL stay in order. A leased message is not handed out again until its lease ends.
+   * pair, so deliveries to one URL stay in order. A leased message is not handed out again until its lease ends or
+   * its holder is gone (its liveness lock was released).
    * With a `quota`, no target gets more than its share, so a slow receiver's backlog cannot fill every slot.
    */
   claimDueMessages(

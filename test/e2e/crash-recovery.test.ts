@@ -17,12 +17,13 @@ const running: CrewdProcess[] = [];
 const requestsFor = (words: string): RecordedRequest[] => requestsMentioning(model, words);
 
 async function serve(crew: string, database: string): Promise<CrewdProcess> {
-  // A killed process cannot release its executions: the next one continues them once their leases run out.
+  // A killed process cannot release its executions, but its liveness lock dies with it: the next one continues them
+  // at once. The lease is far longer than the test may take, so only the lock explains the takeover.
   const crewd = await spawnCrewd({
     crewDir: join(crewsDir, crew),
     database,
     modelUrl: model.url,
-    env: { CREWD_EXECUTION_LEASE_MS: '1000' },
+    env: { CREWD_EXECUTION_LEASE_MS: '300000' },
   });
   running.push(crewd);
   return crewd;

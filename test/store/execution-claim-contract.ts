@@ -3,7 +3,7 @@ import type { Store } from '../../src/store/store.ts';
 import { at, newExecution } from './store-fixtures.ts';
 import type { StoreHarness } from './store-harness.ts';
 
-/** A store speaking for a live process: on PostgreSQL it holds that process's liveness lock. */
+/** A store speaking for a live process: it holds that process's liveness lock. */
 function liveProcess(harness: StoreHarness, processId: string): Promise<Store> {
   return harness.open({ processId });
 }

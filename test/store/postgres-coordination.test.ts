@@ -10,7 +10,7 @@ import {
   postgresRequired,
 } from '../support/postgres.ts';
 import { until } from '../support/until.ts';
-import { at, newExecution, outboxMessage, queueMessages } from './store-fixtures.ts';
+import { at, newExecution } from './store-fixtures.ts';
 
 const postgres = await postgresAvailability();
 const skip = !postgres.reachable && !postgresRequired();
@@ -54,37 +54,6 @@ describe.skipIf(skip)(
 
     afterAll(async () => {
       await dropTestSchema(schema, postgres.url);
-    });
-
-    it('takes over at once, though its lease is live, the execution of a process whose liveness lock is gone', async () => {
-      const gone = await process('process-gone');
-      const survivor = await process('process-survivor');
-      const { execution } = await gone.createExecution(
-        newExecution({ lease: { owner: 'process-gone', until: at(3600) } }),
-      );
-      expect(await survivor.claimExecutions('process-survivor', at(1), at(60), 10)).toEqual([]);
-
-      // Its connections end as a killed process's would: the server drops the lock.
-      await gone.close();
-
-      await until(
-        async () => (await survivor.claimExecutions('process-survivor', at(2), at(60), 10)).length > 0,
-      );
-      const status = await survivor.getExecution(execution.id);
-      expect(status?.state).toBe('PENDING');
-      expect(await survivor.claimExecutions('process-survivor', at(3), at(60), 10)).toEqual([]);
-    });
-
-    it('hands out again at once the webhook messages a process that is gone had claimed', async () => {
-      const gone = await process('process-gone');
-      const survivor = await process('process-survivor');
-      await queueMessages(gone, [outboxMessage('https://receiver.example/hook')], at(0));
-      expect(await gone.claimDueMessages(at(1), 10, 60_000)).toHaveLength(1);
-      expect(await survivor.claimDueMessages(at(2), 10, 60_000)).toEqual([]);
-
-      await gone.close();
-
-      await until(async () => (await survivor.claimDueMessages(at(3), 10, 60_000)).length === 1);
     });
 
     it('tells other processes of every committed change, in commit order, and not the process that made it', async () => {

@@ -14,9 +14,11 @@ afterAll(() => rmSync(directory, { recursive: true, force: true }));
 
 describeStoreContract(
   'SQLite store',
-  () => openSqliteStore(path),
+  (options) => openSqliteStore(path, options),
   () => {
-    for (const suffix of ['', '-wal', '-shm']) rmSync(`${path}${suffix}`, { force: true });
+    for (const suffix of ['', '-wal', '-shm', '-processes']) {
+      rmSync(`${path}${suffix}`, { recursive: true, force: true });
+    }
     return Promise.resolve();
   },
 );

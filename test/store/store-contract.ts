@@ -5,6 +5,7 @@ import { describeExecutionClaimContract } from './execution-claim-contract.ts';
 import { describeExecutionLeaseContract } from './execution-lease-contract.ts';
 import { describeExecutionListingContract } from './execution-listing-contract.ts';
 import { describeExecutionStoreContract } from './execution-store-contract.ts';
+import { describeLivenessContract } from './liveness-contract.ts';
 import { describeOutboxStoreContract } from './outbox-store-contract.ts';
 import { at, newExecution, outboxMessage, taskOutput, tokenRecord } from './store-fixtures.ts';
 import { describeRetentionStoreContract } from './retention-store-contract.ts';
@@ -27,7 +28,7 @@ export function describeStoreContract(
         const store = await open(options);
         opened.push(store);
         await store.migrate();
-        // As in a running process: on PostgreSQL this holds the process's liveness lock, so its leases count.
+        // As in a running process: this holds the process's liveness lock, so its leases count.
         await store.feed.start({ changed: () => {}, resync: () => {} });
         return store;
       },
@@ -94,6 +95,7 @@ export function describeStoreContract(
     describeExecutionListingContract(harness);
     describeExecutionLeaseContract(harness);
     describeExecutionClaimContract(harness);
+    describeLivenessContract(harness);
     describeTokenStoreContract(harness);
     describeOutboxStoreContract(harness);
     describeRetentionStoreContract(harness);

@@ -101,6 +101,11 @@ export const sqliteMigrations: readonly Migration[] = [
       ALTER TABLE executions ADD COLUMN lease_until TEXT;
     `,
   },
+  {
+    version: 4,
+    name: 'outbox lease owner',
+    sql: `ALTER TABLE outbox_messages ADD COLUMN lease_owner TEXT;`,
+  },
 ];
 
 /** Applies the migrations not yet recorded; `BEGIN IMMEDIATE` makes a second process wait, then find none. */

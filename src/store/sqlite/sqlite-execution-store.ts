@@ -2,7 +2,7 @@ import { executionPage } from '../execution-cursor.ts';
 import { executionChangeValues, executionQueryValues, newExecutionValues } from '../row-encoder.ts';
 import { executionStates, type Execution, type ExecutionState } from '../../domain/execution.ts';
 import type { EventStore, ExecutionChange, ExecutionStore } from '../store.ts';
-import { endedOnThisHost } from '../process-identity.ts';
+import { endedProcesses, type ProcessLocks } from './process-locks.ts';
 import type { SqliteContext } from './sqlite-context.ts';
 import { settle } from './sqlite-context.ts';
 
@@ -101,11 +101,11 @@ const selectEvents = `
   SELECT * FROM execution_events WHERE execution_id = ? AND sequence > ?
   ORDER BY sequence LIMIT ?`;
 
-export function sqliteExecutionStore({
-  statement,
-  decode,
-  writes,
-}: SqliteContext): ExecutionStore & EventStore {
+/** `locks`: the liveness locks that tell whether a lease's holder is still running. */
+export function sqliteExecutionStore(
+  { statement, decode, writes }: SqliteContext,
+  locks: ProcessLocks,
+): ExecutionStore & EventStore {
   // Runs inside a write transaction: the guarded update, then the events and messages only when it matched.
   const applyChange = (change: ExecutionChange): Execution | null => {
     const values = { ...executionChangeValues(change), from_states: JSON.stringify(change.fromStates) };
@@ -191,10 +191,13 @@ export function sqliteExecutionStore({
       writes.write(() => {
         const values = { now: now.toISOString(), limit };
         const free = statement(selectClaimable).all(values);
-        // A holder that ended on this machine (a crash, kill -9) lets go at once, as PostgreSQL's lock would.
-        const orphaned = statement(selectLeased)
-          .all(values)
-          .filter((row) => endedOnThisHost(row.lease_owner as string, owner));
+        // A holder whose liveness lock is gone (a crash, kill -9) lets go at once, as on PostgreSQL.
+        const leased = statement(selectLeased).all(values);
+        const ended = endedProcesses(
+          locks,
+          leased.map((row) => row.lease_owner as string).filter((holder) => holder !== owner),
+        );
+        const orphaned = leased.filter((row) => ended.has(row.lease_owner as string));
         const claimable = orphaned.length === 0 ? free : oldestFirst([...free, ...orphaned]).slice(0, limit);
         return claimable.map((row) => {
           statement(claimExecution).run({ owner, until: until.toISOString(), id: row.id });

@@ -1,6 +1,7 @@
 import { CrewdError } from '../../domain/errors.ts';
 import { deliveryValues } from '../row-encoder.ts';
 import type { DeliveryAttempt, DeliveryOutcome, OutboxStore } from '../store.ts';
+import { endedProcesses, type ProcessLocks } from './process-locks.ts';
 import type { SqliteContext } from './sqlite-context.ts';
 import { settle } from './sqlite-context.ts';
 
@@ -11,9 +12,10 @@ const target = `lower(substr(message.url, 1,
   instr(substr(message.url, instr(message.url, '://') + 3) || '/', '/') + instr(message.url, '://') + 1))`;
 
 // A message is due only when no older message to the same (execution, url) is still pending, so one URL receives an
-// execution's messages in order. Each target gets at most its quota, counting what is already in flight to it.
+// execution's messages in order. Each target gets at most its quota, counting what is already in flight to it. A
+// message leased by a process that is gone (one of :ended) is due again at once, as its executions are.
 const claimMessages = `
-  UPDATE outbox_messages SET lease_until = :lease_until
+  UPDATE outbox_messages SET lease_until = :lease_until, lease_owner = :owner
   WHERE seq IN (
     SELECT seq FROM (
       SELECT message.seq, message.next_attempt_at,
@@ -22,7 +24,8 @@ const claimMessages = `
       FROM outbox_messages AS message
       WHERE message.status = 'pending'
         AND message.next_attempt_at <= :now
-        AND (message.lease_until IS NULL OR message.lease_until <= :now)
+        AND (message.lease_until IS NULL OR message.lease_until <= :now
+          OR message.lease_owner IN (SELECT value FROM json_each(:ended)))
         AND NOT EXISTS (
           SELECT 1 FROM outbox_messages AS older
           WHERE older.execution_id = message.execution_id AND older.url = message.url
@@ -31,6 +34,11 @@ const claimMessages = `
     ORDER BY next_attempt_at, seq
     LIMIT :limit)
   RETURNING *`;
+
+// Only one writer at a time: the holders read here are still the holders when the claim below runs.
+const selectLeaseOwners = `
+  SELECT DISTINCT lease_owner FROM outbox_messages
+  WHERE status = 'pending' AND lease_owner IS NOT NULL AND lease_until > :now`;
 
 const updateMessage = `
   UPDATE outbox_messages SET
@@ -54,7 +62,12 @@ const selectDeliveries = `
 
 const countFailed = "SELECT count(*) AS count FROM outbox_messages WHERE status = 'failed'";
 
-export function sqliteOutboxStore({ statement, decode, writes }: SqliteContext): OutboxStore {
+/** `owner`: this process, whose liveness lock (`locks`) keeps the messages it claimed its own. */
+export function sqliteOutboxStore(
+  { statement, decode, writes }: SqliteContext,
+  owner: string,
+  locks: ProcessLocks,
+): OutboxStore {
   // Runs inside a write transaction.
   const recordDelivery = (attempt: DeliveryAttempt, outcome: DeliveryOutcome): void => {
     const values = deliveryValues(attempt, outcome);
@@ -66,9 +79,15 @@ export function sqliteOutboxStore({ statement, decode, writes }: SqliteContext):
 
   return {
     claimDueMessages: (now, limit, leaseMs, quota) =>
-      writes.write(() =>
-        statement(claimMessages)
+      writes.write(() => {
+        const holders = statement(selectLeaseOwners)
+          .all({ now: now.toISOString() })
+          .map((row) => row.lease_owner as string)
+          .filter((holder) => holder !== owner);
+        return statement(claimMessages)
           .all({
+            owner,
+            ended: JSON.stringify([...endedProcesses(locks, holders)]),
             now: now.toISOString(),
             lease_until: new Date(now.getTime() + leaseMs).toISOString(),
             limit,
@@ -76,8 +95,8 @@ export function sqliteOutboxStore({ statement, decode, writes }: SqliteContext):
             busy: JSON.stringify(Object.fromEntries(quota?.busy ?? [])),
           })
           .sort((a, b) => Number(a.seq) - Number(b.seq))
-          .map((row) => decode.outboxMessage(row)),
-      ),
+          .map((row) => decode.outboxMessage(row));
+      }),
 
     recordDelivery: (attempt, outcome) => writes.write(() => recordDelivery(attempt, outcome)),
 

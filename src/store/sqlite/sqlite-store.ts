@@ -1,14 +1,16 @@
+import { randomUUID } from 'node:crypto';
 import { accessSync, constants, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { CrewdError } from '../../domain/errors.ts';
-import { quietChangeFeed } from '../change-feed.ts';
 import type { Store } from '../store.ts';
 import { spawnCheckpointWorker } from './checkpoint-worker.ts';
 import { statfs } from 'node:fs/promises';
 import { isStoreUnavailable, StoreUnavailableError } from '../store-unavailable.ts';
 import { applyConnectionSettings } from './connection-settings.ts';
 import { migrateSqlite } from './migrations.ts';
+import { processLocks } from './process-locks.ts';
+import { sqliteChangeFeed } from './sqlite-change-feed.ts';
 import { createSqliteContext, settle, type SqliteContext } from './sqlite-context.ts';
 import { sqliteExecutionStore } from './sqlite-execution-store.ts';
 import { sqliteOutboxStore } from './sqlite-outbox-store.ts';
@@ -24,13 +26,16 @@ const busyTimeoutMs = 5_000;
 const checkpointIntervalMs = 50;
 
 export interface SqliteStoreOptions {
+  /** This process's name on leases and its liveness lock file (a fresh one unless given). */
+  readonly processId?: string;
   /** Hears of failures in background work; the store keeps working. */
   readonly onError?: (error: Error) => void;
 }
 
 /**
  * Opens (creating it and its directory when missing) the embedded SQLite store at `path`. Call `migrate()` before
- * use. Several processes may share the file: WAL lets readers run beside the one writer.
+ * use. Several processes on one machine may share the file: WAL lets readers run beside the one writer, and each
+ * process's liveness lock (held by its feed) tells the others when it is gone.
  */
 export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): Promise<Store> {
   return settle(() => {
@@ -45,11 +50,14 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     applyConnectionSettings(db);
     const checkpointer = path === ':memory:' ? undefined : startCheckpointer(db, path, options);
     const context = createSqliteContext(db);
+    const processId = options.processId ?? randomUUID();
+    const locks = processLocks(path);
+    const feed = sqliteChangeFeed(locks, processId);
     return {
-      ...sqliteExecutionStore(context),
+      ...sqliteExecutionStore(context, locks),
       ...sqliteTokenStore(context),
-      ...sqliteOutboxStore(context),
-      feed: quietChangeFeed,
+      ...sqliteOutboxStore(context, processId, locks),
+      feed,
       ...sqliteRetentionStore(context),
       migrate: async () => {
         await settle(() => migrateSqlite(db)).catch((error: unknown) => {
@@ -65,10 +73,15 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
         if (context.outage() !== undefined) await context.writes.write(() => probeWrite(context));
       },
       close: async () => {
-        await checkpointer?.stop();
-        await context.writes.flush();
-        await context.log.close();
-        await settle(() => db.close());
+        try {
+          await checkpointer?.stop();
+          await context.writes.flush();
+          await context.log.close();
+          await settle(() => db.close());
+        } finally {
+          // Last, so no write of this process lands after others may take its leases.
+          await feed.close();
+        }
       },
     };
   });
