@@ -125,11 +125,6 @@ export interface ExecutionStore {
   getExecutionRevision(id: string): Promise<number | null>;
   listExecutions(query: ExecutionQuery): Promise<ExecutionPage>;
   /**
-   * Ids of executions in these states that no process holds a lease on that is live at `now`, oldest first: what
-   * recovery may run.
-   */
-  listUnleasedIds(states: readonly ExecutionState[], now: Date, limit: number): Promise<readonly string[]>;
-  /**
    * Extends this owner's leases on these executions to `until` while they run, and returns the ids it renewed:
    * the others were taken over or left RUNNING (a cancel) elsewhere, and their legs should stop.
    */

@@ -39,12 +39,16 @@ export function describeExecutionLeaseContract(harness: StoreHarness): void {
     });
 
     it('frees the execution at once when the holder releases its lease', async () => {
-      const store = await harness.open();
-      const id = await started(store, 'process-a', 10);
-      expect(await store.applyChange(step(id, 'process-a', 1, null))).not.toBeNull();
+      const a = await harness.open({ processId: 'process-a' });
+      const b = await harness.open({ processId: 'process-b' });
+      const id = await started(a, 'process-a', 10);
+      expect(await b.claimExecutions('process-b', at(1), at(11), 10)).toEqual([]);
+      expect(await a.applyChange(step(id, 'process-a', 1, null))).not.toBeNull();
 
-      expect(await store.listUnleasedIds(['RUNNING'], at(2), 10)).toEqual([id]);
-      expect(await store.applyChange(step(id, 'process-b', 2, 12))).not.toBeNull();
+      expect(await b.claimExecutions('process-b', at(2), at(12), 10)).toEqual([
+        { id, state: 'RUNNING', takenFrom: null },
+      ]);
+      expect(await b.applyChange(step(id, 'process-b', 2, 12))).not.toBeNull();
     });
 
     it('leaves changes without a lease to their other guards, and renews only running executions', async () => {
@@ -62,24 +66,28 @@ export function describeExecutionLeaseContract(harness: StoreHarness): void {
       expect(await store.renewLeases('process-a', [id], at(20))).toEqual([]);
     });
 
-    it('lists executions whose lease is free or run out, and renews and releases by owner', async () => {
-      const store = await harness.open();
-      const mine = await started(store, 'process-a', 10);
-      const theirs = await started(store, 'process-b', 10);
-      const { execution: waiting } = await store.createExecution(newExecution());
+    it('hands out executions whose lease is free or run out, and renews and releases by owner', async () => {
+      const a = await harness.open({ processId: 'process-a' });
+      const b = await harness.open({ processId: 'process-b' });
+      const c = await harness.open({ processId: 'process-c' });
+      const mine = await started(a, 'process-a', 10);
+      const theirs = await started(b, 'process-b', 10);
+      const { execution: waiting } = await a.createExecution(newExecution());
 
-      expect(await store.listUnleasedIds(['PENDING', 'RUNNING'], at(5), 10)).toEqual([waiting.id]);
+      expect(await c.claimExecutions('process-c', at(5), at(100), 10)).toEqual([
+        { id: waiting.id, state: 'PENDING', takenFrom: null },
+      ]);
 
-      expect(await store.renewLeases('process-a', [mine, theirs], at(30))).toEqual([mine]);
-      expect(new Set(await store.listUnleasedIds(['PENDING', 'RUNNING'], at(20), 10))).toEqual(
-        new Set([theirs, waiting.id]),
-      );
-      expect(await store.applyChange(step(mine, 'process-b', 20, 40))).toBeNull();
+      expect(await a.renewLeases('process-a', [mine, theirs], at(30))).toEqual([mine]);
+      expect(await c.claimExecutions('process-c', at(20), at(100), 10)).toEqual([
+        { id: theirs, state: 'RUNNING', takenFrom: 'process-b' },
+      ]);
+      expect(await b.applyChange(step(mine, 'process-b', 20, 40))).toBeNull();
 
-      await store.releaseLeases('process-a');
-      expect(new Set(await store.listUnleasedIds(['PENDING', 'RUNNING'], at(6), 10))).toEqual(
-        new Set([mine, waiting.id]),
-      );
+      await a.releaseLeases('process-a');
+      expect(await c.claimExecutions('process-c', at(21), at(100), 10)).toEqual([
+        { id: mine, state: 'RUNNING', takenFrom: null },
+      ]);
     });
   });
 }

@@ -76,26 +76,6 @@ export function describeExecutionListingContract(harness: StoreHarness): void {
       expect(isCrewdError(error) && error.code).toBe('VALIDATION_ERROR');
     });
 
-    it('lists ids in the given states oldest first, up to the limit', async () => {
-      const store = await harness.open();
-      const running = await createInState(store, 'RUNNING', { createdAt: at(3) });
-      const pendingLater = await createInState(store, 'PENDING', { createdAt: at(2) });
-      const pendingEarlier = await createInState(store, 'PENDING', { createdAt: at(1) });
-      await createInState(store, 'SUCCESS', { createdAt: at(0) });
-
-      expect(await store.listUnleasedIds(['PENDING', 'RUNNING'], at(4), 10)).toEqual([
-        pendingEarlier,
-        pendingLater,
-        running,
-      ]);
-      expect(await store.listUnleasedIds(['PENDING', 'RUNNING'], at(4), 2)).toEqual([
-        pendingEarlier,
-        pendingLater,
-      ]);
-      expect(await store.listUnleasedIds(['PENDING'], at(4), Number.MAX_SAFE_INTEGER)).toHaveLength(2);
-      expect(await store.listUnleasedIds(['REVOKED'], at(4), 10)).toEqual([]);
-    });
-
     it('counts executions in every state, zeros included', async () => {
       const store = await harness.open();
       expect(await store.countByState()).toEqual({

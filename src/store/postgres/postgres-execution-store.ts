@@ -42,12 +42,6 @@ const selectPage = namedQuery(
    LIMIT :limit::bigint`,
 );
 
-const selectUnleasedIds = namedQuery(
-  'select_unleased_execution_ids',
-  `SELECT id FROM executions
-   WHERE state = ANY(:states::text[]) AND (lease_owner IS NULL OR lease_until <= :now::timestamptz)
-   ORDER BY created_at, id LIMIT :limit::bigint`,
-);
 const renewLeases = namedQuery(
   'renew_execution_leases',
   `UPDATE executions SET lease_until = :until::timestamptz
@@ -221,11 +215,6 @@ export function postgresExecutionStore(
         request.limit,
       );
     },
-
-    listUnleasedIds: async (states, now, limit) =>
-      (await query(selectUnleasedIds, { states, now: now.toISOString(), limit })).map(
-        (row) => row.id as string,
-      ),
 
     renewLeases: async (owner, executionIds, until) =>
       (await query(renewLeases, { owner, ids: executionIds, until: until.toISOString() })).map(

@@ -27,12 +27,6 @@ const selectPage = `
   ORDER BY created_at DESC, id DESC
   LIMIT :limit`;
 
-const selectUnleasedIds = `
-  SELECT id FROM executions
-  WHERE state IN (SELECT value FROM json_each(:states))
-    AND (lease_owner IS NULL OR lease_until <= :now)
-  ORDER BY created_at, id LIMIT :limit`;
-
 const renewLeases = `
   UPDATE executions SET lease_until = :until
   WHERE lease_owner = :owner AND state = 'RUNNING' AND id IN (SELECT value FROM json_each(:ids))
@@ -172,13 +166,6 @@ export function sqliteExecutionStore(
           query.limit,
         );
       }),
-
-    listUnleasedIds: (states, now, limit) =>
-      settle(() =>
-        statement(selectUnleasedIds)
-          .all({ states: JSON.stringify(states), now: now.toISOString(), limit })
-          .map((row) => row.id as string),
-      ),
 
     renewLeases: (owner, executionIds, until) =>
       writes.write(() =>
