@@ -19,7 +19,7 @@ if (!availability.reachable && postgresRequired()) {
 const skipReason = availability.reachable ? '' : ` (skipped: ${availability.reason})`;
 
 // Leases far longer than any test here may take: a takeover can only come from the dead process's liveness lock,
-// a claim scan or a notice, never from a lease running out.
+// a claim scan or a notice, never from a lease running out (but in the hung process's test, which sets its own).
 const longLease = { CREWD_EXECUTION_LEASE_MS: '300000' };
 /** With this, the claim scan never runs after start-up: only a notice can explain work moving. */
 const noScan = { CREWD_CLAIM_SCAN_MS: '3600000' };
