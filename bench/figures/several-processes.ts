@@ -1,5 +1,6 @@
 // Figure 10: several crewd processes on one PostgreSQL. Failover: kill -9 of the process running an execution to
-// the first event of its continuation on another, as that process's event stream delivers it. Cross-process event
+// the first event of its continuation on another, as that process's event stream delivers it. Hung: the same from
+// SIGSTOP, which leaves the liveness lock held, so only the lease running out moves the work. Cross-process event
 // latency: each event of executions run by A, as an event stream on B receives it, against a stream on A.
 import { Pool } from 'undici';
 import { startFakeOpenAI, type FakeOpenAIServer } from '../../test/support/fake-openai-server.ts';
@@ -14,6 +15,10 @@ import { median, percentile, spread } from '../lib/stats.ts';
 const figure = '10 several processes, PostgreSQL';
 // Long enough that only the dead process's liveness lock explains a takeover.
 const env = { CREWD_EXECUTION_LEASE_MS: '300000' };
+/** The hung process's lease: a few seconds, so a round stays short; its executions move within it and one scan. */
+const hungLeaseMs = 3000;
+/** `CREWD_CLAIM_SCAN_MS` as these processes run (the default): a lease that ran out waits for the next scan. */
+const claimScanMs = 1000;
 
 /** Arrival times (ms, this process's clock) of each event id on one execution's stream, until its end. */
 async function follow(
@@ -97,29 +102,44 @@ runFigure(
     };
     try {
       const survivor = await start();
-      const failovers: number[] = [];
-      const rounds = quick ? 2 : 5;
-      for (let round = 0; round < rounds; round += 1) {
-        const victim = await start();
+      /**
+       * Sends `signal` to a fresh process running an execution (its brief's model call held) once the survivor's
+       * stream has delivered everything written so far; the ms from the signal to the next event on that stream.
+       */
+      const interrupt = async (
+        round: number,
+        signal: NodeJS.Signals,
+        extra: Record<string, string> = {},
+      ): Promise<number> => {
+        const victim = await start(extra);
         holding = true;
         const heldBefore = heldNow;
-        const id = await crewdClient(victim.url).kickoff({ inputs: { topic: `held ${round}` } });
+        const id = await crewdClient(victim.url).kickoff({ inputs: { topic: `held ${signal} ${round}` } });
         while (heldNow === heldBefore) await new Promise((done) => setTimeout(done, 5));
         const written = await lastEventId(survivor, id);
-        let killedAt = 0;
+        let signalledAt = 0;
         let firstAfter = 0;
         let before = 0;
         const seen = follow(survivor.url, id, (eventId, at) => {
-          if (killedAt === 0) before = eventId;
+          if (signalledAt === 0) before = eventId;
           else if (firstAfter === 0) firstAfter = at;
         });
-        // The stream has sent everything written before the kill: up to the brief's task start.
+        // The stream has sent everything written before the signal: up to the brief's task start.
         while (before < written) await new Promise((done) => setTimeout(done, 5));
         holding = false;
-        killedAt = performance.now();
-        process.kill(victim.pid, 'SIGKILL');
+        signalledAt = performance.now();
+        process.kill(victim.pid, signal);
         await seen;
-        failovers.push(firstAfter - killedAt);
+        // A stopped process is not left behind: its stop() would wait on a SIGTERM it cannot act on.
+        if (signal === 'SIGSTOP') process.kill(victim.pid, 'SIGKILL');
+        return firstAfter - signalledAt;
+      };
+      const failovers: number[] = [];
+      const rounds = quick ? 2 : 5;
+      for (let round = 0; round < rounds; round += 1) failovers.push(await interrupt(round, 'SIGKILL'));
+      const hangs: number[] = [];
+      for (let round = 0; round < rounds; round += 1) {
+        hangs.push(await interrupt(round, 'SIGSTOP', { CREWD_EXECUTION_LEASE_MS: String(hungLeaseMs) }));
       }
 
       // Cross-process latency: executions run by A (kicked off there, answers 20 ms apart), streamed on A and B.
@@ -154,6 +174,7 @@ runFigure(
       }
 
       const failover = spread(failovers);
+      const hung = spread(hangs);
       return [
         {
           figure,
@@ -166,6 +187,21 @@ runFigure(
           target: '<= 2 s',
           met: failover.max <= 2000,
           note: `${rounds} kills; lease ${Number(env.CREWD_EXECUTION_LEASE_MS) / 1000} s, claim scan 1 s (default)`,
+        },
+        {
+          figure,
+          metric: 'hung process: SIGSTOP to the first event of the continued execution on another process',
+          unit: 'ms',
+          value: hung.median,
+          range: hung,
+          baseline: null,
+          ratio: null,
+          target: '<= lease + one claim scan',
+          met: hung.max <= hungLeaseMs + claimScanMs,
+          note:
+            `${rounds} hangs; lease ${hungLeaseMs / 1000} s, claim scan 1 s (default): the lock stays held, so the ` +
+            'work moves between 2/3 of the lease and the lease plus one scan; stopped just after a write, when the ' +
+            'lease is whole',
         },
         {
           figure,

@@ -1,9 +1,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openSqliteStore } from '../store/sqlite/sqlite-store.ts';
-import type { Store } from '../store/store.ts';
+import type { ClaimedExecution, Store } from '../store/store.ts';
 import type { Dispatcher } from './dispatcher.ts';
 import { ExecutionClaims } from './execution-claims.ts';
 
@@ -20,14 +20,16 @@ describe('execution claims', () => {
   });
 
   afterEach(async () => {
+    vi.useRealTimers();
     await store.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
-  async function waiting(count: number): Promise<string[]> {
+  async function waiting(count: number, lease?: { owner: string; until: Date }): Promise<string[]> {
     const ids: string[] = [];
     for (let index = 0; index < count; index += 1) {
       const { execution } = await store.createExecution({
+        ...(lease === undefined ? {} : { lease }),
         id: `execution-${index}`,
         inputs: {},
         meta: null,
@@ -92,5 +94,65 @@ describe('execution claims', () => {
     await first;
 
     expect(submitted).toEqual(ids);
+  });
+
+  it("takes over a live process's execution at the first claim scan after its lease ran out, not before", async () => {
+    vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'], now: t0 });
+    const leaseMs = 30_000;
+    const scanMs = 1_000;
+    // Another machine's process: alive as far as this one can tell, so only its lease running out ends its hold. Its
+    // last renewal, at t0, leased the execution until t0 + lease; then it hung.
+    const hungOwner = 'other-machine/4242/hung';
+    const [id] = await waiting(1, { owner: hungOwner, until: new Date(t0.getTime() + leaseMs) });
+    const scans: { at: number; claimed: Promise<readonly ClaimedExecution[]> }[] = [];
+    const claimExecutions = store.claimExecutions.bind(store);
+    const watched: Store = {
+      ...store,
+      claimExecutions: (owner, now, until, limit) => {
+        const claimed = claimExecutions(owner, now, until, limit);
+        scans.push({ at: now.getTime() - t0.getTime(), claimed });
+        return claimed;
+      },
+    };
+    const submitted: string[] = [];
+    const claims = new ExecutionClaims({
+      store: watched,
+      dispatcher: {
+        submit: (executionId) => submitted.push(executionId),
+        room: () => 1,
+        drain: async () => {},
+      },
+      clock: () => new Date(),
+      lease: { owner: 'this-process', durationMs: leaseMs },
+      scanMs,
+      onError: (error) => {
+        throw error;
+      },
+    });
+    /** Lets the scan timer fire once, and the claim it starts end before time moves on. */
+    const nextScan = async (): Promise<readonly ClaimedExecution[]> => {
+      const before = scans.length;
+      await vi.advanceTimersByTimeAsync(scanMs);
+      expect(scans).toHaveLength(before + 1);
+      const claimed = await scans.at(-1)!.claimed;
+      await new Promise((done) => setImmediate(done));
+      return claimed;
+    };
+    // This process starts claiming a quarter of a scan after the hung one's last renewal, so no scan falls on the
+    // lease's very end.
+    await vi.advanceTimersByTimeAsync(scanMs / 4);
+    await claims.start();
+    const lastScanInLease = leaseMs - scanMs + scanMs / 4;
+    while (scans.at(-1)!.at < lastScanInLease) expect(await nextScan()).toEqual([]);
+    expect(scans.at(-1)!.at).toBe(lastScanInLease);
+    expect(submitted).toEqual([]);
+
+    expect(await nextScan()).toEqual([{ id, state: 'PENDING', takenFrom: hungOwner }]);
+    claims.stop();
+    const firstScanAfter = scans.at(-1)!;
+    expect(firstScanAfter.at).toBe(lastScanInLease + scanMs);
+    expect(submitted).toEqual([id]);
+    // So the execution moved within the lease and one scan of the owner's last renewal, and so of its hanging.
+    expect(firstScanAfter.at).toBeLessThanOrEqual(leaseMs + scanMs);
   });
 });
