@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 'vitest';
 import { openSqliteStore } from '../store/sqlite/sqlite-store.ts';
 import type { ClaimedExecution, Store } from '../store/store.ts';
 import type { Dispatcher } from './dispatcher.ts';
@@ -100,9 +100,12 @@ describe('execution claims', () => {
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval', 'Date'], now: t0 });
     const leaseMs = 30_000;
     const scanMs = 1_000;
-    // Another machine's process: alive as far as this one can tell, so only its lease running out ends its hold. Its
-    // last renewal, at t0, leased the execution until t0 + lease; then it hung.
-    const hungOwner = 'other-machine/4242/hung';
+    // Another process, alive (it holds its liveness lock), so only its lease running out ends its hold. Its last
+    // renewal, at t0, leased the execution until t0 + lease; then it hung.
+    const hungOwner = 'hung-process';
+    const hung = await openSqliteStore(join(dir, 'crewd.db'), { processId: hungOwner });
+    await hung.feed.start({ changed: () => {}, resync: () => {} });
+    onTestFinished(() => hung.close());
     const [id] = await waiting(1, { owner: hungOwner, until: new Date(t0.getTime() + leaseMs) });
     const scans: { at: number; claimed: Promise<readonly ClaimedExecution[]> }[] = [];
     const claimExecutions = store.claimExecutions.bind(store);
