@@ -47,13 +47,15 @@ export function mountExt4Disk(sizeMiB: number): Ext4Disk | string {
     mounted = true;
   }
 
-  function release(): void {
+  /** `lazily`: should something still hold the mount, detach it now and let it go once let go of. */
+  function release(lazily: boolean): void {
     if (!mounted) return;
     // The loop device goes with the mount, unless something still holds the mount: then it goes lazily.
     const device = run('findmnt', ['-n', '-o', 'SOURCE', directory]);
     try {
       run('umount', [directory]);
-    } catch {
+    } catch (error) {
+      if (!lazily) throw error;
       run('umount', ['-l', directory]);
       try {
         run('losetup', ['-d', device]);
@@ -70,7 +72,8 @@ export function mountExt4Disk(sizeMiB: number): Ext4Disk | string {
       writeFileSync(errorTrigger(directory), 'crewd-test\n');
     },
     remountWritable() {
-      release();
+      // Not lazily: fsck must never repair a file system still in use.
+      release(false);
       try {
         run('e2fsck', ['-fy', image]);
       } catch (error) {
@@ -81,7 +84,7 @@ export function mountExt4Disk(sizeMiB: number): Ext4Disk | string {
     },
     unmount() {
       try {
-        release();
+        release(true);
       } finally {
         rmSync(root, { recursive: true, force: true });
       }
