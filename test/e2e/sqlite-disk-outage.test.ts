@@ -146,11 +146,11 @@ async function storeErrors(crewd: CrewdProcess, kind: string): Promise<number> {
 describe.skipIf(cannotMountExt4 !== undefined)(
   `SQLite on a disk turning read-only while crewd runs${ext4SkipReason}`,
   () => {
-    let model: FakeOpenAIServer;
+    let holdingModel: FakeOpenAIServer;
     /** Prompts held unanswered while they contain one of these words, until the test lets them go. */
     const held = new Map<string, { promise: Promise<void>; release: () => void }>();
-    const disks: Ext4Disk[] = [];
-    const processes: CrewdProcess[] = [];
+    const ext4Disks: Ext4Disk[] = [];
+    const started: CrewdProcess[] = [];
 
     function hold(words: string): void {
       let release = (): void => {};
@@ -164,14 +164,14 @@ describe.skipIf(cannotMountExt4 !== undefined)(
     }
 
     async function serve(database: string): Promise<CrewdProcess> {
-      const crewd = await spawnCrewd({ crewDir: plainCrew, database, modelUrl: model.url });
-      processes.push(crewd);
+      const crewd = await spawnCrewd({ crewDir: plainCrew, database, modelUrl: holdingModel.url });
+      started.push(crewd);
       return crewd;
     }
 
     beforeAll(async () => {
       const answers = numberedAnswers();
-      model = await startFakeOpenAI({
+      holdingModel = await startFakeOpenAI({
         respond: (request) => {
           const holding = [...held].find(([words]) => userText(request).includes(words))?.[1];
           return { ...answers(request), ...(holding === undefined ? {} : { heldUntil: holding.promise }) };
@@ -180,22 +180,22 @@ describe.skipIf(cannotMountExt4 !== undefined)(
     });
 
     afterEach(async () => {
-      for (const crewd of processes.splice(0)) {
+      for (const crewd of started.splice(0)) {
         if (crewd.child.exitCode === null) crewd.child.kill('SIGKILL');
         await crewd.exited;
       }
       for (const words of [...held.keys()]) letGo(words);
-      for (const mounted of disks.splice(0)) mounted.unmount();
+      for (const mounted of ext4Disks.splice(0)) mounted.unmount();
     });
 
     afterAll(async () => {
-      await model?.close();
+      await holdingModel?.close();
     });
 
     it('answers 503 saying the disk is read-only, fails no execution, and continues intact once restarted on the repaired disk', async () => {
       const mounted = mountExt4Disk(16);
       if (typeof mounted === 'string') throw new Error(mounted);
-      disks.push(mounted);
+      ext4Disks.push(mounted);
       const database = join(mounted.directory, 'crewd.db');
       const crewd = await serve(database);
       const api = apiClient(crewd.url);
@@ -216,7 +216,9 @@ describe.skipIf(cannotMountExt4 !== undefined)(
       }
       // Each has saved its outline and waits for its note.
       await until(() =>
-        heldTopics.every((topic) => requestsMentioning(model, `Write the note about ${topic}`).length === 1),
+        heldTopics.every(
+          (topic) => requestsMentioning(holdingModel, `Write the note about ${topic}`).length === 1,
+        ),
       );
 
       mounted.failReadOnly();
@@ -227,7 +229,9 @@ describe.skipIf(cannotMountExt4 !== undefined)(
       for (const topic of heldTopics) letGo(`Write the note about ${topic}`);
       await until(() =>
         heldTopics.every((topic) =>
-          model.answered.some((request) => userText(request).includes(`Write the note about ${topic}`)),
+          holdingModel.answered.some((request) =>
+            userText(request).includes(`Write the note about ${topic}`),
+          ),
         ),
       );
       for (let index = 20; index < 40; index += 1)
@@ -296,7 +300,7 @@ describe.skipIf(cannotMountExt4 !== undefined)(
           'summary',
         ]);
         // The outline saved before the outage was kept, not asked for again.
-        expect(requestsMentioning(model, `Outline a note about ${heldTopics[index]}`)).toHaveLength(1);
+        expect(requestsMentioning(holdingModel, `Outline a note about ${heldTopics[index]}`)).toHaveLength(1);
       }
       const next = await after.post('/kickoff', { inputs: { topic: 'after the repair' } });
       expect(next.status).toBe(200);
