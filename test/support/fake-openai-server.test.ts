@@ -125,8 +125,13 @@ describe('fake OpenAI server', () => {
     const later = await generateText({ model: chatModel(server.url), prompt: 'and this?' });
     expect(later.text).toBe('meanwhile');
     expect(answered).toBe(false);
+    expect(server.answered.map((request) => request.body.messages.at(-1).content)).toEqual(['and this?']);
 
     release();
     expect((await result).text).toBe('let go');
+    expect(server.answered.map((request) => request.body.messages.at(-1).content)).toEqual([
+      'and this?',
+      'hold on',
+    ]);
   });
 });

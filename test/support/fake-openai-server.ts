@@ -38,6 +38,8 @@ export interface FakeOpenAIServer {
   readonly requests: RecordedRequest[];
   /** Requests whose client went away while their answer was delayed (a cancelled model call). */
   readonly abandoned: RecordedRequest[];
+  /** Chat requests answered so far (a completion or an error), in the order their answers were sent. */
+  readonly answered: RecordedRequest[];
   /** Queues replies (FIFO); the queue is used before the responder. */
   enqueue(...replies: FakeReply[]): void;
   respondWith(responder: FakeResponder): void;
@@ -51,6 +53,7 @@ const defaultUsage = { prompt_tokens: 10, completion_tokens: 5 };
 export async function startFakeOpenAI(options: { respond?: FakeResponder } = {}): Promise<FakeOpenAIServer> {
   const requests: RecordedRequest[] = [];
   const abandoned: RecordedRequest[] = [];
+  const answered: RecordedRequest[] = [];
   const queue: FakeReply[] = [];
   let responder: FakeResponder | undefined = options.respond;
   let nextToolCall = 1;
@@ -105,6 +108,7 @@ export async function startFakeOpenAI(options: { respond?: FakeResponder } = {})
         },
         headers,
       );
+      answered.push(recorded);
       return;
     }
     const completion = {
@@ -124,6 +128,7 @@ export async function startFakeOpenAI(options: { respond?: FakeResponder } = {})
     } else {
       sendCompletion(response, completion, headers);
     }
+    answered.push(recorded);
   }
 
   /**
@@ -181,6 +186,7 @@ export async function startFakeOpenAI(options: { respond?: FakeResponder } = {})
     url: `http://127.0.0.1:${port}/v1`,
     requests,
     abandoned,
+    answered,
     enqueue: (...replies) => {
       queue.push(...replies);
     },

@@ -4,6 +4,7 @@ import { rowDecoder } from '../row-decoder.ts';
 import { isStoreUnavailable, type StoreUnavailableError } from '../store-unavailable.ts';
 import { storeError } from './store-error.ts';
 import { createLogSync, type LogSync } from './log-sync.ts';
+import { readOnlyDiskOrSame } from './read-only-disk.ts';
 import type { WriteBatcher } from './write-batcher.ts';
 import { createWriteBatcher } from './write-batcher.ts';
 
@@ -34,8 +35,10 @@ export function createSqliteContext(db: Database.Database): SqliteContext {
           return value;
         },
         (error: unknown) => {
-          if (isStoreUnavailable(error) && error.reason !== 'busy') outage = error;
-          throw error;
+          if (!isStoreUnavailable(error)) throw error;
+          const unavailable = db.memory ? error : readOnlyDiskOrSame(error, `${db.name}-wal`);
+          if (unavailable.reason !== 'busy') outage = unavailable;
+          throw unavailable;
         },
       ),
     flush: () => batcher.flush(),
