@@ -96,6 +96,7 @@ export async function spawnCrewd(options: CrewdOptions & { modelUrl: string }): 
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => {
     child.on('exit', (code, signal) => done({ code, signal }));
   });
+  let startTimer: NodeJS.Timeout | undefined;
   const url = await new Promise<string>((done, fail) => {
     const onData = (chunk: Buffer): void => {
       output += chunk.toString();
@@ -105,12 +106,12 @@ export async function spawnCrewd(options: CrewdOptions & { modelUrl: string }): 
     child.stdout.on('data', onData);
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     void exited.then(() => fail(new Error(`crewd exited before listening:\n${output}`)));
-    setTimeout(() => {
+    startTimer = setTimeout(() => {
       // Not left behind to run on after the test has failed.
       child.kill('SIGKILL');
       fail(new Error(`crewd did not start in time:\n${output}`));
     }, hangAfterMs).unref();
-  });
+  }).finally(() => clearTimeout(startTimer));
   return { url, child, output: () => output, exited };
 }
 
