@@ -6,6 +6,7 @@ import { livenessKeySql, livenessLockSpace } from '../../src/store/postgres/live
 import { startFakeOpenAI, type FakeOpenAIServer } from '../support/fake-openai-server.ts';
 import { requestsMentioning, userText } from '../support/model-requests.ts';
 import { apiClient, crewsDir, spawnCrewd, type CrewdProcess } from '../support/crewd.ts';
+import { HeldPrompts } from '../support/held-prompts.ts';
 import { expectFinishedAfterLosingTheNote } from '../support/plain-crew.ts';
 import { postgresAvailability, postgresRequired } from '../support/postgres.ts';
 import { createTestDatabase } from '../support/postgres-database.ts';
@@ -25,27 +26,19 @@ const longLease = { CREWD_EXECUTION_LEASE_MS: '300000' };
 const noScan = { CREWD_CLAIM_SCAN_MS: '3600000' };
 
 let model: FakeOpenAIServer;
-/** Prompts held unanswered while they contain one of these words, until the test lets them go. */
-const held = new Map<string, { promise: Promise<void>; release: () => void }>();
+const held = new HeldPrompts();
 /** Held words of which only the first prompt is held: the process that takes the work over is answered. */
 const heldFirstOnly = new Set<string>();
 const databases: { drop: () => Promise<void> }[] = [];
 const processes: CrewdProcess[] = [];
 
-function hold(words: string): void {
-  let release = (): void => {};
-  const promise = new Promise<void>((done) => (release = done));
-  held.set(words, { promise, release });
-}
-
 function holdFirst(words: string): void {
-  hold(words);
+  held.hold(words);
   heldFirstOnly.add(words);
 }
 
 function letGo(words: string): void {
-  held.get(words)?.release();
-  held.delete(words);
+  held.letGo(words);
   heldFirstOnly.delete(words);
 }
 
@@ -150,11 +143,12 @@ describe.skipIf(!availability.reachable)(`several processes on one PostgreSQL${s
     let answers = 0;
     model = await startFakeOpenAI({
       respond: (request) => {
-        const [words, holding] = [...held].find(([words]) => userText(request).includes(words)) ?? [];
-        const later = words !== undefined && heldFirstOnly.has(words) && requestsFor(words) > 1;
+        const holding = held.find(userText(request));
+        const later =
+          holding !== undefined && heldFirstOnly.has(holding.words) && requestsFor(holding.words) > 1;
         return {
           content: `Answer number ${++answers}.`,
-          ...(holding === undefined || later ? {} : { heldUntil: holding.promise }),
+          ...(holding === undefined || later ? {} : { heldUntil: holding.until }),
         };
       },
     });
@@ -163,7 +157,8 @@ describe.skipIf(!availability.reachable)(`several processes on one PostgreSQL${s
   afterAll(async () => {
     for (const crewd of processes) crewd.child.kill('SIGKILL');
     await Promise.all(processes.map((crewd) => crewd.exited));
-    for (const words of [...held.keys()]) letGo(words);
+    held.letAllGo();
+    heldFirstOnly.clear();
     await model.close();
     for (const created of databases) await created.drop();
   });
@@ -173,7 +168,7 @@ describe.skipIf(!availability.reachable)(`several processes on one PostgreSQL${s
     const [victim, second, third] = [await serve(url), await serve(url), await serve(url)];
     const victimTopics = ['ferns', 'mosses', 'lichens'];
     const survivorTopics = ['rivers', 'lakes'];
-    for (const topic of [...victimTopics, ...survivorTopics]) hold(`Write the note about ${topic}`);
+    for (const topic of [...victimTopics, ...survivorTopics]) held.hold(`Write the note about ${topic}`);
     const ids = new Map<string, string>();
     for (const topic of victimTopics) ids.set(topic, await kickoff(victim, topic));
     ids.set('rivers', await kickoff(second, 'rivers'));
@@ -200,7 +195,7 @@ describe.skipIf(!availability.reachable)(`several processes on one PostgreSQL${s
     const url = await database();
     const first = await serve(url, noScan);
     const topics = ['tides', 'dunes'];
-    for (const topic of topics) hold(`Write the note about ${topic}`);
+    for (const topic of topics) held.hold(`Write the note about ${topic}`);
     const ids = await Promise.all(topics.map((topic) => kickoff(first, topic)));
     await until(() => topics.every((topic) => requestsFor(`Write the note about ${topic}`) === 1));
     await kill(first);
@@ -218,7 +213,7 @@ describe.skipIf(!availability.reachable)(`several processes on one PostgreSQL${s
     const url = await database();
     const busy = await serve(url, { ...noScan, CREWD_CONCURRENCY: '1' });
     const idle = await serve(url, noScan);
-    hold('Write the note about glaciers');
+    held.hold('Write the note about glaciers');
     const first = await kickoff(busy, 'glaciers');
     await until(() => requestsFor('Write the note about glaciers') === 1);
 
@@ -236,7 +231,7 @@ describe.skipIf(!availability.reachable)(`several processes on one PostgreSQL${s
     const url = await database();
     const runner = await serve(url, noScan);
     const watcher = await serve(url, noScan);
-    hold('Write the note about reefs');
+    held.hold('Write the note about reefs');
     const id = await kickoff(runner, 'reefs');
     const streamed = readEvents(`${watcher.url}/executions/${id}/events`, {});
     await until(() => requestsFor('Write the note about reefs') === 1);

@@ -4,10 +4,11 @@ import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { unavailableLogIntervalMs } from '../../src/api/unavailable-log.ts';
 import { runCrewd, tempDir } from '../cli/crewd-command.ts';
-import { apiClient, crewsDir, spawnCrewd, type CrewdProcess } from '../support/crewd.ts';
+import { apiClient, crewsDir, spawnCrewd, type ApiResponse, type CrewdProcess } from '../support/crewd.ts';
 import { mountExt4Disk, type Ext4Disk } from '../support/ext4-disk.ts';
 import { startFakeOpenAI, type FakeOpenAIServer } from '../support/fake-openai-server.ts';
 import { numberedAnswers, requestsMentioning, userText } from '../support/model-requests.ts';
+import { HeldPrompts } from '../support/held-prompts.ts';
 import { mountSmallDisk, type SmallDisk } from '../support/small-disk.ts';
 import { until } from '../support/until.ts';
 
@@ -33,6 +34,15 @@ function disk(sizeMiB: number): SmallDisk {
   if (typeof mounted === 'string') throw new Error(mounted);
   disks.push(mounted);
   return mounted;
+}
+
+/** Each answer is a 503 with `Retry-After` and the contract's error body saying `message`. */
+function expectUnavailable(answers: readonly ApiResponse[], message: string): void {
+  for (const answer of answers) {
+    expect(answer.status).toBe(503);
+    expect(answer.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect(answer.body).toEqual({ error: 'Service Unavailable', message, code: 'DEPENDENCY_UNAVAILABLE' });
+  }
 }
 
 describe.skipIf(cannotMount !== undefined)(`SQLite on a full or read-only disk${skipReason}`, () => {
@@ -72,15 +82,7 @@ describe.skipIf(cannotMount !== undefined)(`SQLite on a full or read-only disk${
       else refused.push(answer);
     }
     expect(refused.length).toBe(50);
-    for (const answer of refused) {
-      expect(answer.status).toBe(503);
-      expect(answer.headers.get('retry-after')).toMatch(/^\d+$/);
-      expect(answer.body).toEqual({
-        error: 'Service Unavailable',
-        message: "The database's disk is full; try again later",
-        code: 'DEPENDENCY_UNAVAILABLE',
-      });
-    }
+    expectUnavailable(refused, "The database's disk is full; try again later");
     const ready = await apiClient(crewd.url, null).get('/health/ready');
     expect(ready.status).toBe(503);
     expect(ready.body.message).toBe("The database's disk is full; try again later");
@@ -147,21 +149,9 @@ describe.skipIf(cannotMountExt4 !== undefined)(
   `SQLite on a disk turning read-only while crewd runs${ext4SkipReason}`,
   () => {
     let holdingModel: FakeOpenAIServer;
-    /** Prompts held unanswered while they contain one of these words, until the test lets them go. */
-    const held = new Map<string, { promise: Promise<void>; release: () => void }>();
+    const held = new HeldPrompts();
     const ext4Disks: Ext4Disk[] = [];
     const started: CrewdProcess[] = [];
-
-    function hold(words: string): void {
-      let release = (): void => {};
-      const promise = new Promise<void>((done) => (release = done));
-      held.set(words, { promise, release });
-    }
-
-    function letGo(words: string): void {
-      held.get(words)?.release();
-      held.delete(words);
-    }
 
     async function serve(database: string): Promise<CrewdProcess> {
       const crewd = await spawnCrewd({ crewDir: plainCrew, database, modelUrl: holdingModel.url });
@@ -173,8 +163,8 @@ describe.skipIf(cannotMountExt4 !== undefined)(
       const answers = numberedAnswers();
       holdingModel = await startFakeOpenAI({
         respond: (request) => {
-          const holding = [...held].find(([words]) => userText(request).includes(words))?.[1];
-          return { ...answers(request), ...(holding === undefined ? {} : { heldUntil: holding.promise }) };
+          const holding = held.find(userText(request));
+          return { ...answers(request), ...(holding === undefined ? {} : { heldUntil: holding.until }) };
         },
       });
     });
@@ -184,7 +174,7 @@ describe.skipIf(cannotMountExt4 !== undefined)(
         if (crewd.child.exitCode === null) crewd.child.kill('SIGKILL');
         await crewd.exited;
       }
-      for (const words of [...held.keys()]) letGo(words);
+      held.letAllGo();
       for (const mounted of ext4Disks.splice(0)) mounted.unmount();
     });
 
@@ -209,7 +199,7 @@ describe.skipIf(cannotMountExt4 !== undefined)(
       const heldTopics = ['held one', 'held two'];
       const running: string[] = [];
       for (const topic of heldTopics) {
-        hold(`Write the note about ${topic}`);
+        held.hold(`Write the note about ${topic}`);
         const answer = await api.post('/kickoff', { inputs: { topic } });
         expect(answer.status).toBe(200);
         running.push(answer.body.kickoff_id as string);
@@ -226,7 +216,7 @@ describe.skipIf(cannotMountExt4 !== undefined)(
       for (let index = 0; index < 20; index += 1)
         refused.push(await api.post('/kickoff', { inputs: { topic: `refused ${index}` } }));
       // The notes arrive while nothing can be written: their executions wait for the disk.
-      for (const topic of heldTopics) letGo(`Write the note about ${topic}`);
+      for (const topic of heldTopics) held.letGo(`Write the note about ${topic}`);
       await until(() =>
         heldTopics.every((topic) =>
           holdingModel.answered.some((request) =>
@@ -237,15 +227,7 @@ describe.skipIf(cannotMountExt4 !== undefined)(
       for (let index = 20; index < 40; index += 1)
         refused.push(await api.post('/kickoff', { inputs: { topic: `refused ${index}` } }));
 
-      for (const answer of refused) {
-        expect(answer.status).toBe(503);
-        expect(answer.headers.get('retry-after')).toMatch(/^\d+$/);
-        expect(answer.body).toEqual({
-          error: 'Service Unavailable',
-          message: "The database's disk is read-only; try again later",
-          code: 'DEPENDENCY_UNAVAILABLE',
-        });
-      }
+      expectUnavailable(refused, "The database's disk is read-only; try again later");
       const ready = await apiClient(crewd.url, null).get('/health/ready');
       expect(ready.status).toBe(503);
       expect(ready.body.message).toBe("The database's disk is read-only; try again later");
