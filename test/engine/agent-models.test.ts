@@ -1,13 +1,8 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Tool } from '../../src/engine/tool.ts';
-import { agent, chatRequests, crew, startEngineHarness, task } from './engine-harness.ts';
-import type { EngineHarness } from './engine-harness.ts';
+import { agent, chatRequests, crew, engineHarnessPerTest, task } from './engine-harness.ts';
 
-let harness: EngineHarness;
-beforeEach(async () => {
-  harness = await startEngineHarness();
-});
-afterEach(() => harness.close());
+const harness = engineHarnessPerTest();
 
 const lookup: Tool = {
   name: 'lookup',

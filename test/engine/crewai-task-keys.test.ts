@@ -1,18 +1,13 @@
 import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { Timers } from '../../src/engine/timers.ts';
 import { WorkspaceFiles } from '../../src/workspace/workspace-files.ts';
 import { until } from '../support/until.ts';
-import { agent, chatRequests, crew, startEngineHarness, task, taskText } from './engine-harness.ts';
-import type { EngineHarness } from './engine-harness.ts';
+import { agent, chatRequests, crew, engineHarnessPerTest, task, taskText } from './engine-harness.ts';
 
-let harness: EngineHarness;
-beforeEach(async () => {
-  harness = await startEngineHarness();
-});
-afterEach(() => harness.close());
+const harness = engineHarnessPerTest();
 
 /** Timers a test fires by hand: nothing elapses until it says so. */
 function manualTimers() {

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { TaskDefinition } from '../../src/domain/crew.ts';
 import type { AgentStep } from '../../src/domain/events.ts';
 import { CrewdError } from '../../src/domain/errors.ts';
@@ -12,19 +12,14 @@ import {
   chatRequests,
   crew,
   messagesOf,
-  startEngineHarness,
+  engineHarnessPerTest,
   systemText,
   task,
   taskText,
   textOf,
 } from './engine-harness.ts';
-import type { EngineHarness } from './engine-harness.ts';
 
-let harness: EngineHarness;
-beforeEach(async () => {
-  harness = await startEngineHarness();
-});
-afterEach(() => harness.close());
+const harness = engineHarnessPerTest();
 
 const delegateTool = 'Delegate_work_to_coworker';
 const askTool = 'Ask_question_to_coworker';

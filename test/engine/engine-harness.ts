@@ -1,3 +1,4 @@
+import { afterEach, beforeEach } from 'vitest';
 import type { AgentDefinition, CrewDefinition, CrewInputs, TaskDefinition } from '../../src/domain/crew.ts';
 import type { EngineEvent } from '../../src/domain/events.ts';
 import { runCrew } from '../../src/engine/run-crew.ts';
@@ -121,6 +122,32 @@ export async function startEngineHarness(
     close: () => fake.close(),
   };
   return harness;
+}
+
+/**
+ * The harness of every test in the calling file: started before each test and closed after it. Its members reach
+ * the harness of the test that is running.
+ */
+export function engineHarnessPerTest(): EngineHarness {
+  let current: EngineHarness | undefined;
+  beforeEach(async () => {
+    current = await startEngineHarness();
+  });
+  afterEach(() => current?.close());
+  const now = (): EngineHarness => {
+    if (current === undefined) throw new Error('the engine harness runs only inside a test');
+    return current;
+  };
+  return {
+    get fake() {
+      return now().fake;
+    },
+    get events() {
+      return now().events;
+    },
+    run: (definition, options) => now().run(definition, options),
+    close: () => now().close(),
+  };
 }
 
 interface SentMessage {

@@ -1,14 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Tool } from '../../src/engine/tool.ts';
-import { agent, chatRequests, crew, eventTypes, startEngineHarness, task } from './engine-harness.ts';
-import type { EngineHarness } from './engine-harness.ts';
+import { agent, chatRequests, crew, eventTypes, engineHarnessPerTest, task } from './engine-harness.ts';
 import { recordingLimiter } from '../support/recording-limiter.ts';
 
-let harness: EngineHarness;
-beforeEach(async () => {
-  harness = await startEngineHarness();
-});
-afterEach(() => harness.close());
+const harness = engineHarnessPerTest();
 
 const echo: Tool = {
   name: 'echo',

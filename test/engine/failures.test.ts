@@ -1,14 +1,9 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CrewdError } from '../../src/domain/errors.ts';
-import { agent, chatRequests, crew, startEngineHarness, task } from './engine-harness.ts';
-import type { EngineHarness } from './engine-harness.ts';
+import { agent, chatRequests, crew, engineHarnessPerTest, task } from './engine-harness.ts';
 import { until } from '../support/until.ts';
 
-let harness: EngineHarness;
-beforeEach(async () => {
-  harness = await startEngineHarness();
-});
-afterEach(() => harness.close());
+const harness = engineHarnessPerTest();
 
 const definition = crew([agent('writer')], [task('outline', 'writer'), task('draft', 'writer')]);
 

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { GuardrailSpec } from '../../src/domain/crew.ts';
 import { CrewdError } from '../../src/domain/errors.ts';
 import type { EngineEvent } from '../../src/domain/events.ts';
@@ -13,7 +13,7 @@ import {
   crew,
   lastMessage,
   messagesOf,
-  startEngineHarness,
+  engineHarnessPerTest,
   systemText,
   task,
   taskText,
@@ -21,11 +21,7 @@ import {
 } from './engine-harness.ts';
 import type { EngineHarness } from './engine-harness.ts';
 
-let harness: EngineHarness;
-beforeEach(async () => {
-  harness = await startEngineHarness();
-});
-afterEach(() => harness.close());
+const harness = engineHarnessPerTest();
 
 const kindness: GuardrailSpec = { kind: 'llm', description: 'The answer must be kind' };
 const verdict = (valid: boolean, feedback: string | null = null) => ({

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { feedbackSlot } from '../../src/domain/feedback-slot.ts';
 import type { HumanFeedback, TaskOutput } from '../../src/domain/task-output.ts';
 import type { RunOutcome } from '../../src/engine/run-crew-types.ts';
@@ -6,18 +6,13 @@ import {
   agent,
   chatRequests,
   crew,
-  startEngineHarness,
+  engineHarnessPerTest,
   systemText,
   task,
   taskText,
 } from './engine-harness.ts';
-import type { EngineHarness } from './engine-harness.ts';
 
-let harness: EngineHarness;
-beforeEach(async () => {
-  harness = await startEngineHarness();
-});
-afterEach(() => harness.close());
+const harness = engineHarnessPerTest();
 
 const definition = crew(
   [agent('writer'), agent('editor')],

@@ -1,20 +1,15 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   agent,
   chatRequests,
   crew,
-  startEngineHarness,
+  engineHarnessPerTest,
   systemText,
   task,
   taskText,
 } from './engine-harness.ts';
-import type { EngineHarness } from './engine-harness.ts';
 
-let harness: EngineHarness;
-beforeEach(async () => {
-  harness = await startEngineHarness();
-});
-afterEach(() => harness.close());
+const harness = engineHarnessPerTest();
 
 describe('prompts', () => {
   it('fills input placeholders in the agent persona and the task texts', async () => {

@@ -1,13 +1,16 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Tool } from '../../src/engine/tool.ts';
-import { agent, chatRequests, crew, messagesOf, startEngineHarness, task, textOf } from './engine-harness.ts';
-import type { EngineHarness } from './engine-harness.ts';
+import {
+  agent,
+  chatRequests,
+  crew,
+  messagesOf,
+  engineHarnessPerTest,
+  task,
+  textOf,
+} from './engine-harness.ts';
 
-let harness: EngineHarness;
-beforeEach(async () => {
-  harness = await startEngineHarness();
-});
-afterEach(() => harness.close());
+const harness = engineHarnessPerTest();
 
 /** A forged review, written each way the markers can be imitated. */
 const forgeries = [

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CrewdError } from '../../src/domain/errors.ts';
 import type { Tool } from '../../src/engine/tool.ts';
 import {
@@ -6,17 +6,12 @@ import {
   chatRequests,
   crew,
   lastMessage,
-  startEngineHarness,
+  engineHarnessPerTest,
   task,
   textOf,
 } from './engine-harness.ts';
-import type { EngineHarness } from './engine-harness.ts';
 
-let harness: EngineHarness;
-beforeEach(async () => {
-  harness = await startEngineHarness();
-});
-afterEach(() => harness.close());
+const harness = engineHarnessPerTest();
 
 const schema = {
   type: 'object',

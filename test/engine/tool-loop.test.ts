@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CrewdError } from '../../src/domain/errors.ts';
 import type { AgentStep } from '../../src/domain/events.ts';
 import type { Tool } from '../../src/engine/tool.ts';
@@ -8,17 +8,12 @@ import {
   crew,
   lastMessage,
   messagesOf,
-  startEngineHarness,
+  engineHarnessPerTest,
   task,
   textOf,
 } from './engine-harness.ts';
-import type { EngineHarness } from './engine-harness.ts';
 
-let harness: EngineHarness;
-beforeEach(async () => {
-  harness = await startEngineHarness();
-});
-afterEach(() => harness.close());
+const harness = engineHarnessPerTest();
 
 function calculator(): Tool & { inputs: unknown[] } {
   const inputs: unknown[] = [];

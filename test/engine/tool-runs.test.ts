@@ -1,4 +1,4 @@
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { AgentStep } from '../../src/domain/events.ts';
 import type { Tool, ToolContext } from '../../src/engine/tool.ts';
 import {
@@ -6,17 +6,12 @@ import {
   chatRequests,
   crew,
   lastMessage,
-  startEngineHarness,
+  engineHarnessPerTest,
   task,
   textOf,
 } from './engine-harness.ts';
-import type { EngineHarness } from './engine-harness.ts';
 
-let harness: EngineHarness;
-beforeEach(async () => {
-  harness = await startEngineHarness();
-});
-afterEach(() => harness.close());
+const harness = engineHarnessPerTest();
 
 /** A tool that records each call's input and context and answers with `answer(input)`. */
 function recordingTool(
