@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, onTestFinished, vi } from 
 import { openSqliteStore } from '../store/sqlite/sqlite-store.ts';
 import type { ClaimedExecution, Store } from '../store/store.ts';
 import type { Dispatcher } from './dispatcher.ts';
+import { newExecution } from '../../test/store/store-fixtures.ts';
 import { ExecutionClaims } from './execution-claims.ts';
 
 const t0 = new Date('2030-01-01T00:00:00Z');
@@ -28,17 +29,13 @@ describe('execution claims', () => {
   async function waiting(count: number, lease?: { owner: string; until: Date }): Promise<string[]> {
     const ids: string[] = [];
     for (let index = 0; index < count; index += 1) {
-      const { execution } = await store.createExecution({
-        ...(lease === undefined ? {} : { lease }),
-        id: `execution-${index}`,
-        inputs: {},
-        meta: null,
-        webhooks: { taskUrl: null, stepUrl: null, crewUrl: null, humanInput: null },
-        owner: { tokenId: 'token', userId: null },
-        idempotencyKey: null,
-        requestHash: null,
-        createdAt: new Date(t0.getTime() + index),
-      });
+      const { execution } = await store.createExecution(
+        newExecution({
+          ...(lease === undefined ? {} : { lease }),
+          id: `execution-${index}`,
+          createdAt: new Date(t0.getTime() + index),
+        }),
+      );
       ids.push(execution.id);
     }
     return ids;

@@ -1,23 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import { openSqliteStore } from '../store/sqlite/sqlite-store.ts';
 import type { Store } from '../store/store.ts';
+import { newExecution } from '../../test/store/store-fixtures.ts';
 import { pruneFinished } from './retention.ts';
 
 const t0 = new Date('2030-01-01T00:00:00.000Z');
 const dayMs = 86_400_000;
 
 async function finishedAt(store: Store, at: Date): Promise<string> {
-  const id = crypto.randomUUID();
-  await store.createExecution({
-    id,
-    inputs: {},
-    meta: null,
-    webhooks: { taskUrl: null, stepUrl: null, crewUrl: null, humanInput: null },
-    owner: { tokenId: 'token', userId: null },
-    idempotencyKey: null,
-    requestHash: null,
-    createdAt: at,
-  });
+  const { execution } = await store.createExecution(newExecution({ createdAt: at }));
+  const id = execution.id;
   await store.applyChange({ executionId: id, fromStates: ['PENDING'], state: 'SUCCESS', now: at });
   return id;
 }
