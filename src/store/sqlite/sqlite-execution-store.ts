@@ -38,10 +38,11 @@ const selectClaimable = `
   WHERE state IN ('PENDING', 'RUNNING') AND (lease_owner IS NULL OR lease_until IS NULL OR lease_until <= :now)
   ORDER BY created_at, id LIMIT :limit`;
 
-// Leases held by processes that may have ended: only executions running or waiting now, a bounded set.
+// Leases other processes hold that may have ended: only executions running or waiting now, a bounded set.
 const selectLeased = `
   SELECT id, state, lease_owner, created_at FROM executions
-  WHERE state IN ('PENDING', 'RUNNING') AND lease_owner IS NOT NULL AND lease_until > :now`;
+  WHERE state IN ('PENDING', 'RUNNING') AND lease_owner IS NOT NULL AND lease_owner <> :owner
+    AND lease_until > :now`;
 
 const claimExecution = `
   UPDATE executions SET lease_owner = :owner, lease_until = :until, revision = revision + 1 WHERE id = :id`;
@@ -179,10 +180,10 @@ export function sqliteExecutionStore(
         const values = { now: now.toISOString(), limit };
         const free = statement(selectClaimable).all(values);
         // A holder whose liveness lock is gone (a crash, kill -9) lets go at once, as on PostgreSQL.
-        const leased = statement(selectLeased).all(values);
+        const leased = statement(selectLeased).all({ now: values.now, owner });
         const ended = endedProcesses(
           locks,
-          leased.map((row) => row.lease_owner as string).filter((holder) => holder !== owner),
+          leased.map((row) => row.lease_owner as string),
         );
         const orphaned = leased.filter((row) => ended.has(row.lease_owner as string));
         const claimable = orphaned.length === 0 ? free : oldestFirst([...free, ...orphaned]).slice(0, limit);

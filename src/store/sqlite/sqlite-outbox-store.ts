@@ -35,10 +35,10 @@ const claimMessages = `
     LIMIT :limit)
   RETURNING *`;
 
-// Only one writer at a time: the holders read here are still the holders when the claim below runs.
+// Other processes holding messages. Only one writer at a time: they still hold them when the claim below runs.
 const selectLeaseOwners = `
   SELECT DISTINCT lease_owner FROM outbox_messages
-  WHERE status = 'pending' AND lease_owner IS NOT NULL AND lease_until > :now`;
+  WHERE status = 'pending' AND lease_owner IS NOT NULL AND lease_owner <> :owner AND lease_until > :now`;
 
 const updateMessage = `
   UPDATE outbox_messages SET
@@ -81,9 +81,8 @@ export function sqliteOutboxStore(
     claimDueMessages: (now, limit, leaseMs, quota) =>
       writes.write(() => {
         const holders = statement(selectLeaseOwners)
-          .all({ now: now.toISOString() })
-          .map((row) => row.lease_owner as string)
-          .filter((holder) => holder !== owner);
+          .all({ now: now.toISOString(), owner })
+          .map((row) => row.lease_owner as string);
         return statement(claimMessages)
           .all({
             owner,
