@@ -1,15 +1,19 @@
-import { readdir, stat } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { CrewLoadError } from '../../domain/errors.ts';
 import type { Guardrail } from '../../engine/guardrail.ts';
 import type { Tool } from '../../engine/tool.ts';
 import type { ToolSource } from '../tool-source.ts';
+import { exportedValues } from './exported-values.ts';
 import { guardrailFromDefinition, isGuardrailDefinition } from './guardrail-from-definition.ts';
+import { lendCrewdModules } from './lend-crewd-modules.ts';
 import { isToolDefinition, toolFromDefinition } from './tool-from-definition.ts';
 
 const label = "the crew's tools/ directory";
-const moduleFile = /^[^.].*\.(ts|mts|js|mjs)$/;
+const moduleFile = /^[^.].*\.(ts|mts|cts|js|mjs|cjs)$/;
+const declarationFile = /\.d\.[mc]?ts$/;
 
 /**
  * The TypeScript and JavaScript tools and guardrails in a crew's `tools/` directory: every export of every module
@@ -23,6 +27,7 @@ export function crewToolsSource(crewDir: string): ToolSource {
   const guardrails = new Map<string, Guardrail>();
   return {
     async open() {
+      forgetCachedModules(crewDir);
       for (const file of await moduleFiles(directory)) {
         const relative = path.join('tools', file);
         const loaded = await loadToolModule(path.join(directory, file), relative);
@@ -38,11 +43,24 @@ export function crewToolsSource(crewDir: string): ToolSource {
   };
 }
 
+/**
+ * Node keeps a CommonJS module (a `.cjs` file, and what it requires) for the life of the process, so a reload
+ * (`serve --watch`) would see the copy it first loaded; the crew's own are dropped before loading. ES modules and
+ * everything tsx compiles load afresh anyway.
+ */
+function forgetCachedModules(crewDir: string): void {
+  const cache = createRequire(import.meta.url).cache;
+  const inCrew = path.resolve(crewDir) + path.sep;
+  for (const file of Object.keys(cache)) {
+    if (file.startsWith(inCrew) && !file.includes(`${path.sep}node_modules${path.sep}`)) delete cache[file];
+  }
+}
+
 async function moduleFiles(directory: string): Promise<string[]> {
   try {
     const entries = await readdir(directory, { withFileTypes: true });
     return entries
-      .filter((entry) => entry.isFile() && moduleFile.test(entry.name) && !entry.name.endsWith('.d.ts'))
+      .filter((entry) => entry.isFile() && moduleFile.test(entry.name) && !declarationFile.test(entry.name))
       .map((entry) => entry.name)
       .sort();
   } catch (error) {
@@ -74,11 +92,9 @@ async function loadToolModule(
     const reason = error instanceof Error ? error.message.split('\n')[0] : String(error);
     throw new CrewLoadError(relative, `could not be loaded: ${reason}`);
   }
-  const definitions = Object.values(exports).flatMap((value) =>
-    Array.isArray(value) ? (value as unknown[]) : [value],
-  );
-  const found = [...new Set(definitions.filter(isToolDefinition))];
-  const foundGuardrails = [...new Set(definitions.filter(isGuardrailDefinition))];
+  const definitions = exportedValues(exports);
+  const found = definitions.filter(isToolDefinition);
+  const foundGuardrails = definitions.filter(isGuardrailDefinition);
   if (found.length === 0 && foundGuardrails.length === 0) {
     throw new CrewLoadError(
       relative,
@@ -102,16 +118,12 @@ async function loadToolModule(
 }
 
 /**
- * TypeScript modules load through tsx, so a crew directory needs no build step; JavaScript ones load as they are.
- * tsx loads a module afresh on every call; a JavaScript module is named by its modification time as well, so a
- * reload (`serve --watch`) sees an edited file instead of the copy Node cached.
+ * Every module loads through tsx, so a crew directory needs no build step, and a module that imports another of the
+ * crew's gets the same treatment whichever language either is written in. tsx loads a module afresh on every call,
+ * so a reload (`serve --watch`) sees an edited file instead of the copy Node cached.
  */
 async function importModule(file: string): Promise<Record<string, unknown>> {
-  const url = pathToFileURL(file).href;
-  if (/\.m?js$/.test(file)) {
-    const { mtimeMs } = await stat(file);
-    return (await import(`${url}?modified=${mtimeMs}`)) as Record<string, unknown>;
-  }
+  lendCrewdModules();
   const { tsImport } = await import('tsx/esm/api');
-  return (await tsImport(url, import.meta.url)) as Record<string, unknown>;
+  return (await tsImport(pathToFileURL(file).href, import.meta.url)) as Record<string, unknown>;
 }
