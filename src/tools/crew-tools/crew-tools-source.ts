@@ -123,7 +123,7 @@ async function loadToolModule(
  * so a reload (`serve --watch`) sees an edited file instead of the copy Node cached.
  */
 async function importModule(file: string): Promise<Record<string, unknown>> {
-  lendCrewdModules();
+  await lendCrewdModules();
   const { tsImport } = await import('tsx/esm/api');
   return (await tsImport(pathToFileURL(file).href, import.meta.url)) as Record<string, unknown>;
 }

@@ -33,16 +33,24 @@ function isLent(specifier: string): boolean {
 
 type ResolveFilename = (request: string, ...rest: unknown[]) => string;
 
-let lending = false;
+let lending: Promise<void> | undefined;
 
 /**
  * Lets a crew's modules import `crewd/tools` and `zod` (whose schemas `defineTool` takes) with nothing installed, as
  * a crew kept outside any Node project is. The crew's own installed copies come first; crewd's are the fallback,
  * for ES modules and CommonJS alike (TypeScript tools in such a directory run as CommonJS). Once per process.
  */
-export function lendCrewdModules(): void {
-  if (lending) return;
-  lending = true;
+export function lendCrewdModules(): Promise<void> {
+  lending ??= lend();
+  return lending;
+}
+
+async function lend(): Promise<void> {
+  if (toolsApi.endsWith('.ts')) {
+    // Run from its sources (a checkout with no build), crewd's own tools module needs compiling for require() too.
+    const { register: compileRequiredTypeScript } = await import('tsx/cjs/api');
+    compileRequiredTypeScript();
+  }
   register(`data:text/javascript,${encodeURIComponent(esmHooks)}`, {
     data: { toolsApi, parentURL: import.meta.url },
   });
