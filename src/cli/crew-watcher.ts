@@ -6,7 +6,7 @@ export interface CrewWatcher {
 }
 
 /** Files whose change changes the crew: its YAML and JSONC, crew.py, tools, and `.env`. */
-const crewFile = /(\.(ya?ml|jsonc?|py|ts|mts|js|mjs)|^\.env)$/;
+const crewFile = /(\.(ya?ml|jsonc?|py|[mc]?ts|[mc]?js)|^\.env)$/;
 /** Folders that hold no crew file but change often (crewd's own data, dependencies, version control). */
 const ignoredFolder = /(^|[\\/])(\.crewd|node_modules|\.git|__pycache__|\.venv|workspace)([\\/]|$)/;
 /** Editors save in several writes; one reload follows them all. */

@@ -1,5 +1,5 @@
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { cpSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { apiClient } from '../support/crewd.ts';
@@ -84,5 +84,40 @@ describe('crewd serve --watch', { timeout: 180_000 }, () => {
       second.kill('SIGTERM');
     }
     expect(await stopped(second)).toBe(0);
+  });
+
+  it('reloads a CommonJS tool module when it changes, reading the edited file instead of the one Node cached', async () => {
+    const crewDir = join(tempDir(), 'crew');
+    mkdirSync(join(crewDir, 'tools'), { recursive: true });
+    writeFileSync(
+      join(crewDir, 'agents.yaml'),
+      'helper:\n  role: Helper\n  goal: Echo {word}\n  backstory: You echo.\n  llm: openai/gpt-4o-mini\n  tools: [echo]\n',
+    );
+    writeFileSync(
+      join(crewDir, 'tasks.yaml'),
+      'echo_task:\n  description: Echo {word}.\n  expected_output: The word.\n  agent: helper\n',
+    );
+    const toolFile = join(crewDir, 'tools/echo.cjs');
+    const tool = (name: string): string =>
+      `module.exports = { name: '${name}', description: 'Echoes', inputSchema: { type: 'object' }, run: () => 'echo' };\n`;
+    writeFileSync(toolFile, tool('echo'));
+    const database = join(tempDir(), 'crewd.db');
+
+    const child = spawnCrewd(['serve', crewDir, '--watch', '--port', '0', '--database', database], {
+      env: { OPENAI_API_KEY: 'sk-test' },
+    });
+    const output = outputOf(child);
+    try {
+      await match(output, started);
+
+      // The agent names 'echo', which the edited module no longer defines: the crew must stop loading.
+      writeFileSync(toolFile, tool('renamed'));
+      await match(output, /tools\/echo\.cjs changed: reloading the crew\n[^]*Not serving until the crew loads/);
+      writeFileSync(toolFile, tool('echo'));
+      await match(output, /Reloaded the crew; serving it again at /);
+    } finally {
+      child.kill('SIGTERM');
+    }
+    expect(await stopped(child)).toBe(0);
   });
 });
