@@ -15,6 +15,7 @@ import { startScriptedReceiver } from '../support/scripted-receiver.ts';
 import type { ScriptedReceiver } from '../support/scripted-receiver.ts';
 import type { FakeOpenAIServer, FakeResponder, RecordedRequest } from '../support/fake-openai-server.ts';
 import { until } from '../support/until.ts';
+import { userCrew } from '../support/user-crew.ts';
 
 /** Set to a directory to save the README's screenshots of the console while the tests run. */
 const screenshotDir = process.env.CREWD_CONSOLE_SCREENSHOTS;
@@ -208,7 +209,7 @@ describe('the web console in a browser', { timeout: 90_000 }, () => {
     // The crew's TypeScript tool appends to VISIT_LOG: a temporary file, never one in the work tree.
     process.env.VISIT_LOG = join(mkdtempSync(join(tmpdir(), 'crewd-visits-')), 'visits.log');
     await withOwnCrewd(
-      join(crewsDir, 'tool-crew'),
+      userCrew(join(crewsDir, 'tool-crew')),
       {},
       async ({ model: toolModel, page, errors, openExecution }) => {
         let release = (): void => undefined;
@@ -292,7 +293,7 @@ describe('the web console in a browser', { timeout: 90_000 }, () => {
         : { content: 'Porto is logged.' };
     };
     await withOwnCrewd(
-      join(crewsDir, 'managed-crew'),
+      userCrew(join(crewsDir, 'managed-crew')),
       { respond },
       async ({ page, errors, openExecution }) => {
         await openExecution({ city: 'Porto' });

@@ -1,15 +1,14 @@
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { userCrew } from '../support/user-crew.ts';
 import { repoRoot, runCrewd } from './crewd-command.ts';
 
 const env = { MODEL: 'openai/gpt-4o-mini', OPENAI_API_KEY: 'sk-test' };
 
 /** A copy of the market_brief project whose brief_task has a Python guardrail function. */
 function projectWithPythonGuardrail(): string {
-  const dir = join(mkdtempSync(join(tmpdir(), 'crewd-check-')), 'market_brief');
-  cpSync(join(repoRoot, 'test/fixtures/crewai-projects/market_brief'), dir, { recursive: true });
+  const dir = userCrew(join(repoRoot, 'test/fixtures/crewai-projects/market_brief'));
   const crewPy = join(dir, 'src/market_brief/crew.py');
   const text = readFileSync(crewPy, 'utf8')
     .replace('\n\n@CrewBase', '\n\ndef check_brief(output):\n    return (True, output)\n\n\n@CrewBase')
@@ -37,10 +36,10 @@ describe('crewd check and guardrails', () => {
   it('runs it as written once tools/ defines the guardrail of that name', async () => {
     const dir = projectWithPythonGuardrail();
     mkdirSync(join(dir, 'tools'));
-    // A plain object of defineGuardrail's shape: the copy lies outside any Node project.
+    // What the message above asks for, in a copy that lies outside any Node project.
     writeFileSync(
-      join(dir, 'tools/check-brief.mjs'),
-      "export const checkBrief = { name: 'check_brief', check: () => [true] };\n",
+      join(dir, 'tools/check_brief.ts'),
+      "import { defineGuardrail } from 'crewd/tools';\n\nexport default defineGuardrail({ name: 'check_brief', check: () => [true] });\n",
     );
 
     const result = await runCrewd(['check', dir], { env });

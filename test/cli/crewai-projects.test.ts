@@ -9,6 +9,7 @@ import {
   type RecordedRequest,
 } from '../support/fake-openai-server.ts';
 import { offeredTools, systemText, toolResultText, userText } from '../support/model-requests.ts';
+import { userCrew } from '../support/user-crew.ts';
 import { repoRoot, runCrewd, tempDir } from './crewd-command.ts';
 
 const project = (name: string): string => join(repoRoot, 'test/fixtures/crewai-projects', name);
@@ -345,7 +346,7 @@ describe('custom Python tools with TypeScript stand-ins', () => {
   const env = { MODEL: 'openai/gpt-4o-mini', OPENAI_API_KEY: 'sk-test' };
 
   it('check runs the crew as written when tools/ holds a TypeScript tool for each Python one', async () => {
-    const result = await runCrewd(['check', project('stock_research_ts')], { env });
+    const result = await runCrewd(['check', userCrew(project('stock_research_ts'))], { env });
 
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
@@ -356,7 +357,7 @@ describe('custom Python tools with TypeScript stand-ins', () => {
   it('runs the TypeScript tools in place of the Python ones, their results reaching the model', async () => {
     const before = model.requests.length;
 
-    const result = await runCrewd(['run', project('stock_research_ts'), '--inputs', '{"company": "ACME"}'], {
+    const result = await runCrewd(['run', userCrew(project('stock_research_ts')), '--inputs', '{"company": "ACME"}'], {
       env: { ...env, OPENAI_BASE_URL: model.url },
     });
 

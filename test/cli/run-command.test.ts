@@ -88,6 +88,7 @@ describe('crewd run', () => {
   });
 
   it('runs the tools example offline: an MCP server over stdio and a TypeScript tool, each call shown as it happens', async () => {
+    // Run where it ships, as the README runs it: its MCP server imports the SDK from crewd's own packages.
     const toolsCrew = join(import.meta.dirname, '../../examples/tools-crew');
 
     const result = await runCrewd(['run', toolsCrew, '--inputs', '{"city": "Lisbon"}']);

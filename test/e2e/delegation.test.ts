@@ -21,6 +21,7 @@ import {
   type ScriptedReceiver,
 } from '../support/scripted-receiver.ts';
 import { until } from '../support/until.ts';
+import { userCrew } from '../support/user-crew.ts';
 
 let model: FakeOpenAIServer;
 let receiver: ScriptedReceiver;
@@ -88,12 +89,14 @@ afterAll(async () => {
 });
 
 function serveInProcess(crew: string) {
-  return startCrewd({ crewDir: join(crewsDir, crew), modelUrl: model.url });
+  return startCrewd({ crewDir: userCrew(join(crewsDir, crew)), modelUrl: model.url });
 }
+
+const managedCrew = userCrew(join(crewsDir, 'managed-crew'));
 
 async function serve(database: string, stopLog: string): Promise<CrewdProcess> {
   const crewd = await spawnCrewd({
-    crewDir: join(crewsDir, 'managed-crew'),
+    crewDir: managedCrew,
     database,
     modelUrl: model.url,
     // A killed process cannot release its execution: the next one continues it once the lease runs out.

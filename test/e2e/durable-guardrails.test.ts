@@ -8,6 +8,7 @@ import {
 import { systemText, userText } from '../support/model-requests.ts';
 import { apiClient, crewsDir, spawnCrewd, tempDatabase, type CrewdProcess } from '../support/crewd.ts';
 import { until } from '../support/until.ts';
+import { userCrew } from '../support/user-crew.ts';
 
 let model: FakeOpenAIServer;
 /** Holds the agent's second answer until the test lets it go (never, for the first process). */
@@ -39,9 +40,11 @@ afterAll(async () => {
   await model.close();
 });
 
+const guardrailCrew = userCrew(join(crewsDir, 'guardrail-crew'));
+
 async function serve(database: string): Promise<CrewdProcess> {
   const crewd = await spawnCrewd({
-    crewDir: join(crewsDir, 'guardrail-crew'),
+    crewDir: guardrailCrew,
     database,
     modelUrl: model.url,
     // A killed process cannot release its execution: the next one continues it once the lease runs out.

@@ -9,6 +9,7 @@ import {
 } from '../support/fake-openai-server.ts';
 import { apiClient, crewsDir, spawnCrewd, tempDatabase, type CrewdProcess } from '../support/crewd.ts';
 import { until } from '../support/until.ts';
+import { userCrew } from '../support/user-crew.ts';
 
 let model: FakeOpenAIServer;
 /** The tool the model calls, as the model sees its name. */
@@ -37,9 +38,9 @@ afterAll(async () => {
   await model.close();
 });
 
-async function serve(crew: string, database: string, visitLog: string): Promise<CrewdProcess> {
+async function serve(crewDir: string, database: string, visitLog: string): Promise<CrewdProcess> {
   const crewd = await spawnCrewd({
-    crewDir: join(crewsDir, crew),
+    crewDir,
     database,
     modelUrl: model.url,
     // A killed process cannot release its execution: the next one continues it once the lease runs out.
@@ -51,17 +52,23 @@ async function serve(crew: string, database: string, visitLog: string): Promise<
 
 describe('durable steps', () => {
   it.each([
-    ["a TypeScript tool in the crew's tools/", 'tool-crew', 'record_visit', (id: string) => `${id} Porto\n`],
-    ['an MCP server over stdio', 'mcp-tool-crew', 'visits_record_visit', () => 'mcp Porto\n'],
+    [
+      "a TypeScript tool in the crew's tools/",
+      userCrew(join(crewsDir, 'tool-crew')),
+      'record_visit',
+      (id: string) => `${id} Porto\n`,
+    ],
+    // The MCP server's script imports the SDK from this repository's packages, so this crew stays where it is.
+    ['an MCP server over stdio', join(crewsDir, 'mcp-tool-crew'), 'visits_record_visit', () => 'mcp Porto\n'],
   ])(
     'goes on from the last completed step after a SIGKILL (%s): the tool runs once and no answer is asked twice',
-    async (_source, crew, modelToolName, logged) => {
+    async (_source, crewDir, modelToolName, logged) => {
       toolName = modelToolName;
       afterTool = new Promise(() => undefined);
       const askedAtStart = chatRequests().length;
       const database = tempDatabase();
       const visitLog = join(mkdtempSync(join(tmpdir(), 'crewd-visits-')), 'visits.log');
-      const first = await serve(crew, database, visitLog);
+      const first = await serve(crewDir, database, visitLog);
       const kickoff = await apiClient(first.url).post('/kickoff', { inputs: { city: 'Porto' } });
       const id = kickoff.body.kickoff_id as string;
       // The tool has run and the model has been asked to go on from its result: kill the process there.
@@ -71,7 +78,7 @@ describe('durable steps', () => {
       const askedBefore = chatRequests().length;
 
       afterTool = Promise.resolve();
-      const second = await serve(crew, database, visitLog);
+      const second = await serve(crewDir, database, visitLog);
       const done = await apiClient(second.url).waitForState(id, ['SUCCESS', 'FAILED']);
 
       expect(done.body.state).toBe('SUCCESS');

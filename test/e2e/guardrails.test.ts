@@ -4,6 +4,7 @@ import type { RunningServer } from '../../src/main.ts';
 import { startFakeOpenAI, type FakeOpenAIServer } from '../support/fake-openai-server.ts';
 import { apiClient, crewsDir, startCrewd } from '../support/crewd.ts';
 import { startScriptedReceiver, type ScriptedReceiver } from '../support/scripted-receiver.ts';
+import { userCrew } from '../support/user-crew.ts';
 
 let model: FakeOpenAIServer;
 let receiver: ScriptedReceiver;
@@ -14,7 +15,7 @@ beforeAll(async () => {
   model = await startFakeOpenAI();
   receiver = await startScriptedReceiver();
   crewd = await startCrewd({
-    crewDir: join(crewsDir, 'guardrail-crew'),
+    crewDir: userCrew(join(crewsDir, 'guardrail-crew')),
     modelUrl: model.url,
     env: { CREWD_WEBHOOK_RETRY_SCHEDULE: '0,0,0' },
   });

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/main.ts';
 import { startFakeOpenAI, type FakeOpenAIServer } from '../support/fake-openai-server.ts';
 import { apiClient, crewsDir, startCrewd } from '../support/crewd.ts';
+import { userCrew } from '../support/user-crew.ts';
 
 let model: FakeOpenAIServer;
 let crewd: RunningServer;
@@ -13,7 +14,7 @@ beforeAll(async () => {
   model = await startFakeOpenAI();
   // The crew's tool appends to VISIT_LOG: a temporary file, never one in the work tree.
   process.env.VISIT_LOG = join(mkdtempSync(join(tmpdir(), 'crewd-visits-')), 'visits.log');
-  crewd = await startCrewd({ crewDir: join(crewsDir, 'tool-crew'), modelUrl: model.url });
+  crewd = await startCrewd({ crewDir: userCrew(join(crewsDir, 'tool-crew')), modelUrl: model.url });
 });
 
 afterAll(async () => {

@@ -8,6 +8,7 @@ import { startFakeOpenAI, type FakeOpenAIServer } from '../support/fake-openai-s
 import { apiClient, crewsDir, startCrewd } from '../support/crewd.ts';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.ts';
 import { startScriptedReceiver, type ScriptedReceiver } from '../support/scripted-receiver.ts';
+import { userCrew } from '../support/user-crew.ts';
 
 let model: FakeOpenAIServer;
 let collector: OtlpReceiver;
@@ -20,7 +21,7 @@ beforeAll(async () => {
   hooks = await startScriptedReceiver();
   process.env.VISIT_LOG = join(mkdtempSync(join(tmpdir(), 'crewd-visits-')), 'visits.log');
   crewd = await startCrewd({
-    crewDir: join(crewsDir, 'tool-crew'),
+    crewDir: userCrew(join(crewsDir, 'tool-crew')),
     modelUrl: model.url,
     env: {
       OTEL_EXPORTER_OTLP_ENDPOINT: collector.url,

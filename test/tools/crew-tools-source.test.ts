@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { crewToolsSource } from '../../src/tools/crew-tools/crew-tools-source.ts';
+import { userCrew } from '../support/user-crew.ts';
 
 const fixtures = join(import.meta.dirname, '../fixtures/tool-modules');
 const context = (taskId: string) => ({
@@ -13,7 +14,7 @@ const context = (taskId: string) => ({
 
 describe("the crew's tools/ directory", () => {
   it('loads defineTool modules in TypeScript with zod schemas and plain JavaScript objects', async () => {
-    const source = crewToolsSource(join(fixtures, 'zod-and-plain'));
+    const source = crewToolsSource(userCrew(join(fixtures, 'zod-and-plain')));
     await source.open();
 
     expect(source.names()).toEqual(['shout', 'weather']);
@@ -34,7 +35,7 @@ describe("the crew's tools/ directory", () => {
   });
 
   it('loads guardrails from a module that exports no tool, turning their results into verdicts', async () => {
-    const source = crewToolsSource(join(fixtures, 'guardrails'));
+    const source = crewToolsSource(userCrew(join(fixtures, 'guardrails')));
     await source.open();
     const output = (raw: string) => ({
       raw,
@@ -74,6 +75,6 @@ describe("the crew's tools/ directory", () => {
     ],
     ['bad-name', /^tools\/spaced\.mjs: tool name 'has spaces' must be 1 to 64 letters/],
   ])('refuses the %s module naming its file', async (crew, message) => {
-    await expect(crewToolsSource(join(fixtures, crew)).open()).rejects.toThrow(message);
+    await expect(crewToolsSource(userCrew(join(fixtures, crew))).open()).rejects.toThrow(message);
   });
 });
