@@ -357,9 +357,12 @@ describe('custom Python tools with TypeScript stand-ins', () => {
   it('runs the TypeScript tools in place of the Python ones, their results reaching the model', async () => {
     const before = model.requests.length;
 
-    const result = await runCrewd(['run', userCrew(project('stock_research_ts')), '--inputs', '{"company": "ACME"}'], {
-      env: { ...env, OPENAI_BASE_URL: model.url },
-    });
+    const result = await runCrewd(
+      ['run', userCrew(project('stock_research_ts')), '--inputs', '{"company": "ACME"}'],
+      {
+        env: { ...env, OPENAI_BASE_URL: model.url },
+      },
+    );
 
     expect(result.stderr).not.toMatch(/^crewd:/m);
     expect(result.code).toBe(0);

@@ -112,7 +112,10 @@ describe('crewd serve --watch', { timeout: 180_000 }, () => {
 
       // The agent names 'echo', which the edited module no longer defines: the crew must stop loading.
       writeFileSync(toolFile, tool('renamed'));
-      await match(output, /tools\/echo\.cjs changed: reloading the crew\n[^]*Not serving until the crew loads/);
+      await match(
+        output,
+        /tools\/echo\.cjs changed: reloading the crew\n[^]*Not serving until the crew loads/,
+      );
       writeFileSync(toolFile, tool('echo'));
       await match(output, /Reloaded the crew; serving it again at /);
     } finally {

@@ -2,7 +2,11 @@ import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeOpenAI, type FakeOpenAIServer, type RecordedRequest } from '../support/fake-openai-server.ts';
+import {
+  startFakeOpenAI,
+  type FakeOpenAIServer,
+  type RecordedRequest,
+} from '../support/fake-openai-server.ts';
 import { runCrewd } from './crewd-command.ts';
 
 // A new user's crew, written where users keep crews: a directory of its own outside this repository, with no
@@ -84,10 +88,13 @@ beforeAll(async () => {
     respond: (request) => {
       const results = toolResults(request);
       if (results.length === 0) return { toolCalls: [{ name: 'echo', arguments: { text: 'tides' } }] };
-      if (results.length === 1) return { toolCalls: [{ name: 'word_count', arguments: { text: 'tide pools' } }] };
+      if (results.length === 1)
+        return { toolCalls: [{ name: 'word_count', arguments: { text: 'tide pools' } }] };
       const answer = `${results[0]}, ${results[1]} words`;
       // Signed only once the guardrail's feedback asks for it.
-      return { content: JSON.stringify(request.body).includes('Sign the answer') ? `${answer} — crew` : answer };
+      return {
+        content: JSON.stringify(request.body).includes('Sign the answer') ? `${answer} — crew` : answer,
+      };
     },
   });
 });

@@ -75,12 +75,14 @@ const cases: Case[] = packagings.flatMap((packaging) =>
       style,
       source,
     })),
-    ...(runsAsCommonJs(extension, packaging) ? Object.entries(commonJsStyles) : []).map(([style, source]) => ({
-      packaging,
-      extension,
-      style,
-      source,
-    })),
+    ...(runsAsCommonJs(extension, packaging) ? Object.entries(commonJsStyles) : []).map(
+      ([style, source]) => ({
+        packaging,
+        extension,
+        style,
+        source,
+      }),
+    ),
   ]),
 );
 
@@ -132,6 +134,29 @@ module.exports = { first: make('first'), ['sec' + 'ond']: make('second'), all: [
     await crewTools.open();
 
     expect(crewTools.names()).toEqual(['first', 'second', 'third']);
+  });
+
+  it("uses the crew's own installed crewd/tools before crewd's", async () => {
+    const crewDir = userCrewWith(
+      'echo.ts',
+      "import { defineTool } from 'crewd/tools';\nexport default defineTool({\n  " + toolFields + '\n});\n',
+      'no package.json',
+    );
+    const installed = join(crewDir, 'node_modules/crewd');
+    mkdirSync(installed, { recursive: true });
+    writeFileSync(
+      join(installed, 'package.json'),
+      JSON.stringify({ name: 'crewd', exports: { './tools': './tools.cjs' } }),
+    );
+    writeFileSync(
+      join(installed, 'tools.cjs'),
+      "exports.defineTool = (tool) => ({ ...tool, description: 'installed: ' + tool.description });\n",
+    );
+
+    const source = crewToolsSource(crewDir);
+    await source.open();
+
+    expect(source.find('echo')!.description).toBe('installed: Says its text again');
   });
 
   it('still names the file of a module that exports no tool, whichever way it ran', async () => {

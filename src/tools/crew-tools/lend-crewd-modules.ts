@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
  * The module a crew's `import { defineTool } from 'crewd/tools'` gets when the crew has no crewd of its own: the one
  * this process runs (its `.ts` source, or the build's `.js`), so it needs no build and matches the running version.
  */
-const toolsApi = new URL(`../define-tool${path.extname(fileURLToPath(import.meta.url))}`, import.meta.url).href;
+const toolsApi = new URL(`../define-tool${path.extname(fileURLToPath(import.meta.url))}`, import.meta.url)
+  .href;
 
 /**
  * Node's ESM resolution, then crewd's own copy of what it lends. Hooks run on Node's loader thread, so this is
