@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startFakeOpenAI } from '../support/fake-openai-server.ts';
+import { userCrew } from '../support/user-crew.ts';
 import { exampleCrew, exampleInputs, runCrewd, tempDir } from './crewd-command.ts';
 
 describe('crewd run', () => {
@@ -43,6 +44,26 @@ describe('crewd run', () => {
     expect(result.stderr).toContain('outline_task (AI agents Reporting Analyst, attempt 2)');
     expect(result.stdout).toMatch(/^# AI Agents in 2026: What Works, What It Costs, What to Watch\n/);
     expect(result.stderr).toMatch(/over 4 requests/);
+  });
+
+  it("runs the example crew offline to the end with a newcomer's own topic and feedback, the report a labelled stand-in", async () => {
+    const crew = userCrew(exampleCrew);
+    const inputs = JSON.stringify({ topic: 'Tide pools', current_year: '2026' });
+
+    const [approved, rejectedThenApproved] = await Promise.all([
+      runCrewd(['run', crew, '--inputs', inputs], { input: 'y\nok\n' }),
+      runCrewd(['run', crew, '--inputs', inputs], { input: 'n\n\ny\n\n' }),
+    ]);
+
+    for (const result of [approved, rejectedThenApproved]) {
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(
+        /^Offline stand-in answer: no model wrote this\. The replay file "research-crew\.replay\.json" has no recording/,
+      );
+      expect(result.stdout).toContain('Asked for: Write the report on Tide pools');
+      expect(result.stderr).toMatch(/✓ report_task — 0 tokens/);
+    }
+    expect(rejectedThenApproved.stderr).toContain('outline_task (Tide pools Reporting Analyst, attempt 2)');
   });
 
   it('runs a crew whose model is named as crewAI names it, with its settings, on a local Ollama server', async () => {
