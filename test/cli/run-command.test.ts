@@ -143,6 +143,35 @@ describe('crewd run', () => {
     expect(result.stderr).toMatch(/over 8 requests/);
   });
 
+  it('runs the tools and hierarchical examples offline with other inputs: each task ends in a labelled stand-in, with no tool call', async () => {
+    const [tools, hierarchical] = await Promise.all([
+      runCrewd([
+        'run',
+        join(import.meta.dirname, '../../examples/tools-crew'),
+        '--inputs',
+        '{"city": "Reykjavík"}',
+      ]),
+      runCrewd([
+        'run',
+        join(import.meta.dirname, '../../examples/hierarchical-crew'),
+        '--inputs',
+        '{"topic": "volcanoes"}',
+      ]),
+    ]);
+
+    expect(tools.code).toBe(0);
+    expect(tools.stdout).toMatch(
+      /^Offline stand-in answer: no model wrote this\. The replay file "tools-crew\.replay\.json"/,
+    );
+    expect(tools.stdout).toContain("Asked for: Look up tomorrow's weather in Reykjavík");
+    expect(tools.stderr).not.toContain('↳');
+    expect(hierarchical.code).toBe(0);
+    expect(hierarchical.stdout).toMatch(
+      /^Offline stand-in answer: no model wrote this\. The replay file "hierarchical-crew\.replay\.json"/,
+    );
+    expect(hierarchical.stderr).not.toContain('↳');
+  });
+
   it('stops with one line naming the directory when the crew directory does not exist', async () => {
     const missing = join(tempDir(), 'no-such-crew');
 
