@@ -88,8 +88,9 @@ async function main(): Promise<void> {
     await fake.close();
   }
 
-  // Replay with other feedback text than was recorded: the crew as shipped must answer every path offline.
-  const replay = createModelResolver({ env: {}, baseDir: crewDir });
+  // Replay with other feedback text than was recorded: the crew as shipped must answer every path offline, each
+  // from the recording (strict, so a path the file misses fails here instead of getting the offline stand-in).
+  const replay = createModelResolver({ env: { CREWD_REPLAY_STRICT: '1' }, baseDir: crewDir });
   for (const [index, reviews] of paths.entries()) {
     const reworded = reviews.map((review) => ({
       ...review,

@@ -5,10 +5,11 @@ import type { Command } from 'commander';
 import { loadCrew } from '../crew/load-crew.ts';
 import { CrewdError } from '../domain/errors.ts';
 import type { ChatModel, ChatRequest } from '../llm/chat-model.ts';
-import { recordTo } from '../llm/recording-model.ts';
+import { createReplayRecorder, recordTo } from '../llm/recording-model.ts';
 import { toolRegistryOf } from '../engine/tool.ts';
 import type { CliContext } from './cli-context.ts';
 import { runApprovingAll } from './run-to-completion.ts';
+import type { Review } from './run-to-completion.ts';
 import { starterAnswers, starterFiles, starterInputs } from './starter-crew.ts';
 
 const replayFile = 'starter-crew.replay.json';
@@ -46,8 +47,23 @@ async function writeStarterCrew(dir: string): Promise<void> {
 }
 
 /**
- * Runs the new crew once against the starter answers, recording every request with its answer: the replay file
- * then matches exactly what the engine asks, whatever its prompts look like.
+ * The reviews each recorded run gives: the outline approved at once or after one rejection, with and without
+ * feedback. The replay model answers any feedback text where a recording has some, so these cover every first run
+ * with the starter inputs that sends the outline back at most once; anything else gets the offline stand-in.
+ */
+const recordedReviews: readonly (readonly Review[])[] = [
+  [],
+  [{ approved: true, feedback: 'Looks good.' }],
+  [{ approved: false, feedback: 'Make it more concrete.' }],
+  [
+    { approved: false, feedback: 'Make it more concrete.' },
+    { approved: true, feedback: 'Good, go ahead.' },
+  ],
+];
+
+/**
+ * Runs the new crew against the starter answers once per review path, recording every request with its answer:
+ * the replay file then matches exactly what the engine asks, whatever its prompts look like.
  */
 async function recordReplay(dir: string): Promise<void> {
   const crew = await loadCrew(dir, {
@@ -68,14 +84,18 @@ async function recordReplay(dir: string): Promise<void> {
       return Promise.resolve({ text, toolCalls: [], usage });
     },
   };
-  const model = recordTo(starter, join(dir, replayFile));
-  await runApprovingAll({
-    executionId: 'init',
-    crew,
-    inputs: starterInputs,
-    model,
-    tools: toolRegistryOf([]),
-  });
+  const recorder = createReplayRecorder(join(dir, replayFile));
+  const model = recordTo(starter, recorder);
+  for (const reviews of recordedReviews) {
+    await runApprovingAll({
+      executionId: 'init',
+      crew,
+      inputs: starterInputs,
+      model,
+      tools: toolRegistryOf([]),
+      reviews,
+    });
+  }
 }
 
 function answerFor(request: ChatRequest): string {

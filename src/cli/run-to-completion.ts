@@ -62,8 +62,8 @@ export async function runToCompletion(request: RunToCompletionRequest): Promise<
 }
 
 /**
- * Runs a crew offline with one model for every agent, approving every review: how a replay file is recorded for a
- * starter or example crew.
+ * Runs a crew offline with one model for every agent, giving `reviews` in order and approving every review past
+ * them: how a replay file is recorded for a starter or example crew.
  */
 export function runApprovingAll(request: {
   readonly executionId: string;
@@ -71,7 +71,9 @@ export function runApprovingAll(request: {
   readonly inputs: RunCrewRequest['inputs'];
   readonly model: ReturnType<RunCrewRequest['models']>;
   readonly tools: RunCrewRequest['tools'];
+  readonly reviews?: readonly Review[];
 }): Promise<CompletedRun> {
+  const reviews = [...(request.reviews ?? [])];
   return runToCompletion({
     executionId: request.executionId,
     crew: request.crew,
@@ -81,6 +83,6 @@ export function runApprovingAll(request: {
     defaultModel: undefined,
     signal: new AbortController().signal,
     onEvent: () => undefined,
-    review: () => Promise.resolve({ approved: true, feedback: '' }),
+    review: () => Promise.resolve(reviews.shift() ?? { approved: true, feedback: '' }),
   });
 }

@@ -7,7 +7,8 @@ export const starterInputs = { topic: 'tide pools' };
 
 export const starterFiles: Readonly<Record<string, string>> = {
   'crew.yaml': `# The whole crew's settings. replay/ is an offline model that answers from a recorded file, so this crew runs
-# with no API key and no network for the inputs it was recorded with: {"topic": "tide pools"}.
+# with no API key and no network. It was recorded with {"topic": "tide pools"}; other inputs or feedback get a
+# labelled offline stand-in answer, so the crew still runs to the end (CREWD_REPLAY_STRICT=1 makes that an error).
 # For a real model, set llm to e.g. openai/gpt-4o-mini (with OPENAI_API_KEY), or remove it and set MODEL.
 name: starter-crew
 process: sequential

@@ -53,7 +53,7 @@ describe('recording model', () => {
     const second = await recording.generate(ask('Summarise tides'), never);
     await server.close();
 
-    const replay = createReplayModel({ id: 'replay/session.json', filePath: file });
+    const replay = createReplayModel({ id: 'replay/session.json', filePath: file, strict: true });
 
     expect(await replay.generate({ ...ask('Research tides'), tools }, never)).toEqual(first);
     expect(await replay.generate(ask('Summarise tides'), never)).toEqual(second);

@@ -4,12 +4,23 @@ import type { ChatModel, ChatRequest, ChatResponse } from './chat-model.ts';
 import { readReplayFile } from './replay-file.ts';
 import type { ReplayEntry } from './replay-file.ts';
 import { replayKeys } from './replay-key.ts';
+import { standInAnswer } from './stand-in-answer.ts';
+
+export interface ReplayModelOptions {
+  readonly id: string;
+  readonly filePath: string;
+  /**
+   * A request the file has no answer for is a `REPLAY_MISS` error (exact replay, for tests and recordings);
+   * otherwise it gets a labelled stand-in answer, so a crew runs to the end with any inputs and feedback.
+   */
+  readonly strict: boolean;
+}
 
 /**
  * An offline model that answers from a replay file: the exact request first, else the same request with
- * any human feedback blanked. The file is read once, on the first call.
+ * any human feedback blanked, else (unless strict) a stand-in answer. The file is read once, on the first call.
  */
-export function createReplayModel(options: { readonly id: string; readonly filePath: string }): ChatModel {
+export function createReplayModel(options: ReplayModelOptions): ChatModel {
   const name = basename(options.filePath);
   let index: Promise<{ exact: Map<string, ReplayEntry>; lenient: Map<string, ReplayEntry> }> | undefined;
 
@@ -38,6 +49,7 @@ export function createReplayModel(options: { readonly id: string; readonly fileP
     const keys = replayKeys(request);
     const entry = entries.exact.get(keys.key) ?? entries.lenient.get(keys.lenientKey);
     if (entry === undefined) {
+      if (!options.strict) return standInAnswer(request, name);
       throw new CrewdError(
         'REPLAY_MISS',
         `replay file "${name}" has no answer for: ${lastUserText(request)}`,

@@ -95,6 +95,23 @@ describe('model resolver', () => {
     expect(resolve('replay/demo.json').id).toBe('replay/demo.json');
   });
 
+  it('stands in for what a replay file lacks, unless CREWD_REPLAY_STRICT=1 makes it an error', async () => {
+    await writeReplayFile(join(dir, 'demo.json'), { version: 1, entries: [] });
+    const lenient = createModelResolver({ env: {}, baseDir: dir });
+    const strict = createModelResolver({ env: { CREWD_REPLAY_STRICT: '1' }, baseDir: dir });
+
+    expect((await lenient('replay/demo.json').generate(hello, never)).text).toMatch(
+      /^Offline stand-in answer: no model wrote this\. The replay file "demo\.json" has no recording/,
+    );
+    await expect(strict('replay/demo.json').generate(hello, never)).rejects.toMatchObject({
+      code: 'REPLAY_MISS',
+      message: 'replay file "demo.json" has no answer for: Hello there',
+    });
+    expect(
+      configError(() => createModelResolver({ env: { CREWD_REPLAY_STRICT: 'yes' }, baseDir: dir })).message,
+    ).toBe('CREWD_REPLAY_STRICT must be 1 or 0');
+  });
+
   it('gives one model per distinct spec', () => {
     const resolve = createModelResolver({ env: { OPENAI_API_KEY: 'k' }, baseDir: dir });
 

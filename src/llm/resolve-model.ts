@@ -7,7 +7,7 @@ import type { ChatModel, ModelResolver } from './chat-model.ts';
 import { createProviderModel } from './create-provider-model.ts';
 import { createModelFetch } from './model-fetch.ts';
 import { routeModel } from './model-route.ts';
-import { isHttpUrl } from './provider-env.ts';
+import { isHttpUrl, setting } from './provider-env.ts';
 import type { ModelEnv } from './provider-env.ts';
 import { createReplayRecorder, recordTo } from './recording-model.ts';
 import type { ReplayRecorder } from './recording-model.ts';
@@ -38,6 +38,7 @@ export const defaultModelTimeoutMs = 120_000;
 export function createModelResolver(options: ModelResolverOptions): ModelResolver {
   const cache = new Map<string, ChatModel>();
   const timeoutMs = options.timeoutMs ?? defaultModelTimeoutMs;
+  const strictReplay = replayStrictness(options.env);
   let recorder: ReplayRecorder | undefined;
   let modelFetch: typeof globalThis.fetch | undefined;
 
@@ -58,7 +59,11 @@ export function createModelResolver(options: ModelResolverOptions): ModelResolve
     }
     const route = routeModel(id, spec.baseUrl !== undefined);
     if (route.provider === 'replay') {
-      return createReplayModel({ id, filePath: resolve(options.baseDir, route.model) });
+      return createReplayModel({
+        id,
+        filePath: resolve(options.baseDir, route.model),
+        strict: strictReplay,
+      });
     }
     const settings = callSettings(spec);
     return real(
@@ -81,6 +86,17 @@ export function createModelResolver(options: ModelResolverOptions): ModelResolve
     cache.set(key, created);
     return created;
   };
+}
+
+/**
+ * `CREWD_REPLAY_STRICT=1`: replay models answer only what their files recorded, and anything else is an error, as
+ * tests and recordings want. Unset (or 0), they stand in for what is missing, so a newcomer's own topic runs.
+ */
+function replayStrictness(env: ModelEnv): boolean {
+  const value = setting(env, 'CREWD_REPLAY_STRICT');
+  if (value === undefined || value === '0' || value === 'false') return false;
+  if (value === '1' || value === 'true') return true;
+  throw new CrewdError('CONFIG_INVALID', 'CREWD_REPLAY_STRICT must be 1 or 0');
 }
 
 function callSettings(spec: ModelSpec): CallSettings | undefined {

@@ -205,6 +205,37 @@ describe('the web console in a browser', { timeout: 90_000 }, () => {
     await context.close();
   });
 
+  it('runs the offline example crew with a topic of its own: approved with feedback, it succeeds with a labelled stand-in', async () => {
+    const exampleCrew = userCrew(resolve(import.meta.dirname, '../../examples/research-crew'));
+    await withOwnCrewd(exampleCrew, {}, async ({ model: unused, url, page, errors }) => {
+      await page.getByRole('link', { name: 'Kick off' }).click();
+      await page.getByLabel('topic').fill('Tide pools of Brittany — laisses de mer 🦀');
+      await page.getByLabel('current_year').fill('2026');
+      await page.getByRole('button', { name: 'Kick off' }).click();
+
+      const review = page.getByRole('region', { name: 'Waiting for your review' });
+      await review.getByText('attempt 1').waitFor();
+      await review.getByText('Offline stand-in answer: no model wrote this.').first().waitFor();
+      await review.getByLabel('Feedback').fill('ok, go ahead');
+      await review.getByRole('button', { name: 'Approve' }).click();
+
+      const result = page.getByRole('region', { name: 'Result' });
+      await result
+        .getByText(/Asked for: Write the report on Tide pools of Brittany — laisses de mer 🦀/)
+        .waitFor();
+      await result.getByText(/^Offline stand-in answer: no model wrote this\./).waitFor();
+      await page.locator('.bar .badge', { hasText: 'Succeeded' }).waitFor();
+      const id = /#\/executions\/([^/?]+)/.exec(page.url())![1]!;
+      const execution = await apiClient(url).get(`/executions/${id}`);
+      expect(execution.body.state).toBe('SUCCESS');
+      expect(execution.body.feedback).toMatchObject([{ task_id: 'outline_task', approved: true }]);
+      expect(JSON.stringify(execution.body.feedback)).toContain('ok, go ahead');
+      // The offline model answered everything; no model server was asked.
+      expect(unused.requests).toEqual([]);
+      expect(errors).toEqual([]);
+    });
+  });
+
   it("shows an agent's tool call as a step as it happens, with the tool's input and result", async () => {
     // The crew's TypeScript tool appends to VISIT_LOG: a temporary file, never one in the work tree.
     process.env.VISIT_LOG = join(mkdtempSync(join(tmpdir(), 'crewd-visits-')), 'visits.log');

@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startFakeOpenAI } from '../support/fake-openai-server.ts';
+import { userCrew } from '../support/user-crew.ts';
 import { exampleCrew, exampleInputs, runCrewd, tempDir } from './crewd-command.ts';
 
 describe('crewd run', () => {
@@ -43,6 +44,26 @@ describe('crewd run', () => {
     expect(result.stderr).toContain('outline_task (AI agents Reporting Analyst, attempt 2)');
     expect(result.stdout).toMatch(/^# AI Agents in 2026: What Works, What It Costs, What to Watch\n/);
     expect(result.stderr).toMatch(/over 4 requests/);
+  });
+
+  it("runs the example crew offline to the end with a newcomer's own topic and feedback, the report a labelled stand-in", async () => {
+    const crew = userCrew(exampleCrew);
+    const inputs = JSON.stringify({ topic: 'Tide pools', current_year: '2026' });
+
+    const [approved, rejectedThenApproved] = await Promise.all([
+      runCrewd(['run', crew, '--inputs', inputs], { input: 'y\nok\n' }),
+      runCrewd(['run', crew, '--inputs', inputs], { input: 'n\n\ny\n\n' }),
+    ]);
+
+    for (const result of [approved, rejectedThenApproved]) {
+      expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(
+        /^Offline stand-in answer: no model wrote this\. The replay file "research-crew\.replay\.json" has no recording/,
+      );
+      expect(result.stdout).toContain('Asked for: Write the report on Tide pools');
+      expect(result.stderr).toMatch(/✓ report_task — 0 tokens/);
+    }
+    expect(rejectedThenApproved.stderr).toContain('outline_task (Tide pools Reporting Analyst, attempt 2)');
   });
 
   it('runs a crew whose model is named as crewAI names it, with its settings, on a local Ollama server', async () => {
@@ -121,6 +142,35 @@ describe('crewd run', () => {
         'The biggest, spring tides, arrive at new and full moon.\n',
     );
     expect(result.stderr).toMatch(/over 8 requests/);
+  });
+
+  it('runs the tools and hierarchical examples offline with other inputs: each task ends in a labelled stand-in, with no tool call', async () => {
+    const [tools, hierarchical] = await Promise.all([
+      runCrewd([
+        'run',
+        join(import.meta.dirname, '../../examples/tools-crew'),
+        '--inputs',
+        '{"city": "Reykjavík"}',
+      ]),
+      runCrewd([
+        'run',
+        join(import.meta.dirname, '../../examples/hierarchical-crew'),
+        '--inputs',
+        '{"topic": "volcanoes"}',
+      ]),
+    ]);
+
+    expect(tools.code).toBe(0);
+    expect(tools.stdout).toMatch(
+      /^Offline stand-in answer: no model wrote this\. The replay file "tools-crew\.replay\.json"/,
+    );
+    expect(tools.stdout).toContain("Asked for: Look up tomorrow's weather in Reykjavík");
+    expect(tools.stderr).not.toContain('↳');
+    expect(hierarchical.code).toBe(0);
+    expect(hierarchical.stdout).toMatch(
+      /^Offline stand-in answer: no model wrote this\. The replay file "hierarchical-crew\.replay\.json"/,
+    );
+    expect(hierarchical.stderr).not.toContain('↳');
   });
 
   it('stops with one line naming the directory when the crew directory does not exist', async () => {
