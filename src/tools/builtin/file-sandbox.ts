@@ -1,5 +1,6 @@
-import { lstat, mkdir, realpath, stat } from 'node:fs/promises';
+import { lstat, realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
+import { makeOwnerOnlyDirectory } from '../../workspace/owner-only.ts';
 import type { BuiltinToolOptions } from './builtin-tool-options.ts';
 import { crewdDataRefusal, crewFileRefusal } from './crew-read-rule.ts';
 import { ToolFailure } from './tool-failure.ts';
@@ -188,7 +189,7 @@ export async function prepareWritable(
     throw new ToolFailure('Invalid file path: the filename must not escape the target directory.');
   }
   const target = relativePath(join(relativeDirectory, inDirectory), 'file path', within);
-  await mkdir(workspace, { recursive: true });
+  await makeOwnerOnlyDirectory(workspace);
   const realWorkspace = await realpath(workspace);
   // Each existing directory on the way is resolved and checked, so a linked directory cannot carry the write out.
   let current = realWorkspace;
@@ -198,7 +199,7 @@ export async function prepareWritable(
     if (part === '.') continue;
     const next = join(current, part);
     // Made when missing (a parallel call may make it first), then checked like any directory already there.
-    if ((await lstat(next).catch(() => undefined)) === undefined) await mkdir(next, { recursive: true });
+    if ((await lstat(next).catch(() => undefined)) === undefined) await makeOwnerOnlyDirectory(next);
     const real = await realpath(next).catch(() => undefined);
     if (real === undefined || !isInside(real, realWorkspace)) {
       throw new ToolFailure(`Invalid directory: '${part}' is a symbolic link that leads outside ${within}.`);
