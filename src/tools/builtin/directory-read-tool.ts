@@ -21,7 +21,8 @@ const maxListedFiles = 2_000;
 
 const where =
   "Relative paths are looked up in this execution's workspace and in the crew directory, and the files of both are " +
-  "listed; '.' lists everything. Absolute paths and paths that lead outside them are rejected.";
+  "listed; '.' lists everything. Absolute paths and paths that lead outside them are rejected; crewd's own data, " +
+  "hidden and environment files, keys and the crew's definition and code are not listed.";
 
 /** crewAI's DirectoryReadTool: every file under a directory, recursively, as paths FileReadTool accepts. */
 export const directoryReadTool = defineBuiltinTool({
