@@ -46,6 +46,7 @@ const tools = await openCrewTools(crew, {
   crewDir,
   env: process.env,
   workspaceRoot: join(crewDir, '.workspace'),
+  crewdState: [join(crewDir, '.workspace')],
 });
 rmSync(join(crewDir, replayFile), { force: true });
 const scripted: ChatModel = {

@@ -30,7 +30,7 @@ import { scheduleRetention, type RetentionSchedule } from './service/retention.t
 import type { ExecutionChange, NewExecutionEvent, Store } from './store/store.ts';
 import { isStoreUnavailable } from './store/store-unavailable.ts';
 import { openCrewTools } from './tools/open-crew-tools.ts';
-import { removeExecutionWorkspace, workspaceRoot } from './workspace/execution-workspace.ts';
+import { crewdStatePaths, removeExecutionWorkspace, workspaceRoot } from './workspace/execution-workspace.ts';
 import { WorkspaceFiles } from './workspace/workspace-files.ts';
 import { createDeliveryWorker } from './webhooks/delivery-worker.ts';
 import { parseRetrySchedule } from './webhooks/retry-schedule.ts';
@@ -83,6 +83,7 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
     crewDir: config.crewDir,
     env: options.env,
     workspaceRoot: workspace,
+    crewdState: crewdStatePaths(config.database),
     logger,
   });
   try {

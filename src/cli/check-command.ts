@@ -5,7 +5,7 @@ import { CrewdError } from '../domain/errors.ts';
 import { createModelResolver } from '../llm/resolve-model.ts';
 import { defaultDatabasePath } from '../config.ts';
 import { openCrewTools } from '../tools/open-crew-tools.ts';
-import { workspaceRoot } from '../workspace/execution-workspace.ts';
+import { crewdStatePaths, workspaceRoot } from '../workspace/execution-workspace.ts';
 import type { CliContext } from './cli-context.ts';
 import { migrationReport } from './migration-report.ts';
 
@@ -33,6 +33,7 @@ export function registerCheckCommand(program: Command, context: CliContext): voi
         crewDir,
         env,
         workspaceRoot: workspaceRoot(defaultDatabasePath),
+        crewdState: crewdStatePaths(defaultDatabasePath),
       });
       let report: ReturnType<typeof migrationReport>;
       try {

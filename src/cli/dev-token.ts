@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { chmod, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { dataDirectory } from '../workspace/execution-workspace.ts';
+import { makeOwnerOnlyDirectory, ownerOnlyFileMode } from '../workspace/owner-only.ts';
 
 export interface DevToken {
   readonly secret: string;
@@ -24,7 +25,9 @@ export async function readOrCreateDevToken(database: string): Promise<DevToken> 
   );
   if (kept !== '') return { secret: kept, file };
   const secret = `crewd_dev_${randomBytes(32).toString('base64url')}`;
-  await mkdir(path.dirname(file), { recursive: true });
-  await writeFile(file, `${secret}\n`, { mode: 0o600, flag: 'wx' });
+  await makeOwnerOnlyDirectory(path.dirname(file));
+  await writeFile(file, `${secret}\n`, { mode: ownerOnlyFileMode, flag: 'wx' });
+  // The umask narrows the mode given; this sets it exactly.
+  await chmod(file, ownerOnlyFileMode);
   return { secret, file };
 }

@@ -15,7 +15,7 @@ import type { ModelResolver } from '../llm/chat-model.ts';
 import { createModelResolver } from '../llm/resolve-model.ts';
 import { defaultDatabasePath } from '../config.ts';
 import { openCrewTools } from '../tools/open-crew-tools.ts';
-import { workspaceRoot } from '../workspace/execution-workspace.ts';
+import { crewdStatePaths, workspaceRoot } from '../workspace/execution-workspace.ts';
 import { WorkspaceFiles } from '../workspace/workspace-files.ts';
 import type { CliContext } from './cli-context.ts';
 import { scriptedLineSource, terminalLineSource } from './line-source.ts';
@@ -72,6 +72,7 @@ export async function runCrewInTerminal(
     crewDir,
     env,
     workspaceRoot: workspaceRoot(defaultDatabasePath),
+    crewdState: crewdStatePaths(defaultDatabasePath),
   });
   try {
     const defaultModel = env.MODEL === '' ? undefined : env.MODEL;

@@ -12,6 +12,8 @@ export interface OpenCrewToolsOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Where executions keep their files; file tools write in `<workspaceRoot>/<execution id>/`. */
   readonly workspaceRoot: string;
+  /** crewd's own files (`crewdStatePaths`): file tools never read them, even where they lie inside the crew. */
+  readonly crewdState: readonly string[];
   readonly logger?: Logger;
 }
 
@@ -28,6 +30,7 @@ export function openCrewTools(
         env,
         crewDir,
         workspaceRoot: options.workspaceRoot,
+        crewdState: options.crewdState,
         allowPrivateTargets: env.CREWD_TOOLS_ALLOW_PRIVATE === '1',
       }),
       mcpServer: (name, config) => createMcpToolSource(name, config, { env, logger }),

@@ -11,8 +11,25 @@ export function workspaceRoot(database: string): string {
 
 /** Where crewd keeps its files beside the database: the SQLite file's folder, or `./.crewd` for PostgreSQL. */
 export function dataDirectory(database: string): string {
-  if (/^postgres(ql)?:\/\//i.test(database) || database === ':memory:') return path.resolve('.crewd');
+  if (hasNoDatabaseFile(database)) return path.resolve('.crewd');
   return path.dirname(path.resolve(database));
+}
+
+/**
+ * Every file and directory crewd keeps its own state in for `database`: the SQLite file and its write-ahead log,
+ * shared memory, journal and process locks, the development token, the workspace root, and the whole `./.crewd`
+ * when crewd owns it (PostgreSQL). File tools never read them, wherever the operator put them.
+ */
+export function crewdStatePaths(database: string): string[] {
+  const directory = dataDirectory(database);
+  const own = [path.join(directory, 'dev-token'), workspaceRoot(database)];
+  if (hasNoDatabaseFile(database)) return [directory, ...own];
+  const file = path.resolve(database);
+  return [file, ...['-wal', '-shm', '-journal', '-processes'].map((suffix) => `${file}${suffix}`), ...own];
+}
+
+function hasNoDatabaseFile(database: string): boolean {
+  return /^postgres(ql)?:\/\//i.test(database) || database === ':memory:';
 }
 
 /** One execution's own directory under the workspace root. */

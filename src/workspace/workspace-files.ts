@@ -1,10 +1,11 @@
 import { createReadStream } from 'node:fs';
-import { lstat, mkdir, open, realpath, rename, rm } from 'node:fs/promises';
+import { lstat, open, realpath, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
 import { CrewdError } from '../domain/errors.ts';
 import type { SavedFile } from '../domain/task-output.ts';
 import type { OpenedFile, OutputFileReader, OutputFileRequest, OutputFiles } from '../engine/output-files.ts';
 import { executionWorkspace } from './execution-workspace.ts';
+import { makeOwnerOnlyDirectory, ownerOnlyFileMode } from './owner-only.ts';
 
 /**
  * Output files in the workspace on local disk: written to a temporary file, flushed and renamed into place, so a
@@ -30,7 +31,7 @@ export class WorkspaceFiles implements OutputFiles, OutputFileReader {
     const workspace = this.directoryOf(request.executionId);
     const relativePath = inWorkspace(request.path);
     if (relativePath === undefined) throw outside(request.path);
-    await mkdir(workspace, { recursive: true });
+    await makeOwnerOnlyDirectory(workspace);
     const realWorkspace = await realpath(workspace);
     const target = path.join(realWorkspace, relativePath);
     const directory = path.dirname(target);
@@ -41,7 +42,7 @@ export class WorkspaceFiles implements OutputFiles, OutputFileReader {
           `output_file '${request.path}': its directory does not exist and create_directory is false`,
         );
       }
-      await mkdir(directory, { recursive: true });
+      await makeOwnerOnlyDirectory(directory);
     }
     const realDirectory = await realpath(directory);
     if (!isInside(realDirectory, realWorkspace)) throw outside(request.path);
@@ -53,8 +54,10 @@ export class WorkspaceFiles implements OutputFiles, OutputFileReader {
       );
     }
     const temporary = `${target}.${process.pid}.partial`;
-    const file = await open(temporary, 'w');
+    const file = await open(temporary, 'w', ownerOnlyFileMode);
     try {
+      // The umask narrows the mode given; this sets it exactly.
+      await file.chmod(ownerOnlyFileMode);
       await file.writeFile(request.content, 'utf8');
       await file.sync();
     } finally {

@@ -1,7 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { createOwnerOnlyFileSync, makeOwnerOnlyDirectorySync } from '../../workspace/owner-only.ts';
 
 /**
  * The liveness locks of the processes sharing one SQLite database, in place of PostgreSQL's advisory locks: a file
@@ -25,12 +26,13 @@ export function processLocks(databasePath: string): ProcessLocks {
     join(directory, `${createHash('sha256').update(owner).digest('hex').slice(0, 32)}.lock`);
   return {
     hold: (owner) => {
-      mkdirSync(directory, { recursive: true });
+      makeOwnerOnlyDirectorySync(directory);
       sweep(directory);
       const file = fileOf(owner);
       // Locked under a name no probe looks at, then moved into place: a probe never finds the file unlocked
       // (and deletes it) while its holder is still taking the lock.
       const pending = `${file}.${randomUUID()}`;
+      createOwnerOnlyFileSync(pending);
       const holder = new Database(pending);
       try {
         // The transaction writes nothing: no journal file, which a killed holder would leave behind.

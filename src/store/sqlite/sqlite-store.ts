@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { accessSync, constants, mkdirSync } from 'node:fs';
+import { accessSync, constants } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { CrewdError } from '../../domain/errors.ts';
+import { createOwnerOnlyFileSync, makeOwnerOnlyDirectorySync } from '../../workspace/owner-only.ts';
 import type { Store } from '../store.ts';
 import { spawnCheckpointWorker } from './checkpoint-worker.ts';
 import { statfs } from 'node:fs/promises';
@@ -41,7 +42,12 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   return settle(() => {
     let db: Database.Database;
     try {
-      if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+      if (path !== ':memory:') {
+        // It holds webhook credentials and feedback: its owner's alone, and so are the WAL and shared memory files
+        // SQLite makes beside it with its mode.
+        makeOwnerOnlyDirectorySync(dirname(path));
+        createOwnerOnlyFileSync(path);
+      }
       db = new Database(path, { timeout: busyTimeoutMs });
       db.pragma('journal_mode = WAL');
     } catch (error) {

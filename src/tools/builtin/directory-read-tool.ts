@@ -2,8 +2,17 @@ import { readdir, realpath, stat } from 'node:fs/promises';
 import type { Dirent } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { z } from 'zod';
+import { crewFileRefusal } from './crew-read-rule.ts';
 import { defineBuiltinTool } from './define-builtin-tool.ts';
-import { findAllReadable, isEnvFileName, isInside, readRoots, readableWithin } from './file-sandbox.ts';
+import {
+  findAllReadable,
+  identityOf,
+  isCrewdState,
+  isInside,
+  readRoots,
+  readableWithin,
+  stateIdentities,
+} from './file-sandbox.ts';
 import type { FoundPath } from './file-sandbox.ts';
 import { ToolFailure } from './tool-failure.ts';
 
@@ -12,7 +21,8 @@ const maxListedFiles = 2_000;
 
 const where =
   "Relative paths are looked up in this execution's workspace and in the crew directory, and the files of both are " +
-  "listed; '.' lists everything. Absolute paths and paths that lead outside them are rejected.";
+  "listed; '.' lists everything. Absolute paths and paths that lead outside them are rejected; crewd's own data, " +
+  "hidden and environment files, keys and the crew's definition and code are not listed.";
 
 /** crewAI's DirectoryReadTool: every file under a directory, recursively, as paths FileReadTool accepts. */
 export const directoryReadTool = defineBuiltinTool({
@@ -50,16 +60,28 @@ export const directoryReadTool = defineBuiltinTool({
   },
 });
 
-/** Adds the files under `found` as paths relative to its root; false when the listing hit its cap. */
+/**
+ * Adds the files under `found` as paths relative to its root; false when the listing hit its cap. What FileReadTool
+ * refuses is neither listed nor walked into.
+ */
 async function listFiles(found: FoundPath, files: Set<string>, signal: AbortSignal): Promise<boolean> {
+  const identities = await stateIdentities(found.root);
+  // The directories on the way were checked before they were walked: an entry's own identity is enough.
+  const refused = async (path: string): Promise<boolean> =>
+    (found.root.guarded && crewFileRefusal(relative(found.realRoot, path)) !== undefined) ||
+    identities.has((await identityOf(path)) ?? '');
+  const refusedTarget = async (real: string): Promise<boolean> =>
+    (found.root.guarded && crewFileRefusal(relative(found.realRoot, real)) !== undefined) ||
+    (await isCrewdState(real, found.realRoot, identities));
   const pending = [found.realPath];
   for (let directory = pending.pop(); directory !== undefined; directory = pending.pop()) {
     signal.throwIfAborted();
     const entries = await readdir(directory, { withFileTypes: true }).catch(() => []);
     for (const entry of entries) {
       const path = join(directory, entry.name);
+      if (await refused(path)) continue;
       if (entry.isDirectory()) pending.push(path);
-      else if (!(await isListable(entry, path, found))) continue;
+      else if (!(await isListable(entry, path, found, refusedTarget))) continue;
       else if (files.size >= maxListedFiles) return false;
       else files.add(relative(found.realRoot, path).split(sep).join('/'));
     }
@@ -68,15 +90,19 @@ async function listFiles(found: FoundPath, files: Set<string>, signal: AbortSign
 }
 
 /**
- * Files, and links to files that stay inside the root: links out would only be refused when read, and linked
- * directories are not walked, since they may lead out or loop.
+ * Files, and links to files that stay inside the root and are not refused where they lead: links out would only be
+ * refused when read, and linked directories are not walked, since they may lead out or loop.
  */
-async function isListable(entry: Dirent, path: string, found: FoundPath): Promise<boolean> {
-  if (found.root.hidesEnvFiles && isEnvFileName(entry.name)) return false;
+async function isListable(
+  entry: Dirent,
+  path: string,
+  found: FoundPath,
+  refused: (path: string) => Promise<boolean>,
+): Promise<boolean> {
   if (entry.isFile()) return true;
   if (!entry.isSymbolicLink()) return false;
   const real = await realpath(path).catch(() => undefined);
-  if (real === undefined || !isInside(real, found.realRoot)) return false;
+  if (real === undefined || !isInside(real, found.realRoot) || (await refused(real))) return false;
   return (await stat(real)).isFile();
 }
 

@@ -8,7 +8,8 @@ import { ToolFailure } from './tool-failure.ts';
 
 const where =
   "Relative paths are looked up first in this execution's workspace (where FileWriterTool writes), then in the crew " +
-  'directory; absolute paths and paths that lead outside them are rejected.';
+  "directory; absolute paths and paths that lead outside them are rejected, and so are crewd's own data, hidden " +
+  "and environment files, keys, and the crew's definition and code.";
 
 /** crewAI's FileReadTool: a file's text, or a window of its lines. */
 export const fileReadTool = defineBuiltinTool({

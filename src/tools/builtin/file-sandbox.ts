@@ -1,14 +1,21 @@
-import { lstat, mkdir, realpath } from 'node:fs/promises';
+import { lstat, realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
+import { makeOwnerOnlyDirectory } from '../../workspace/owner-only.ts';
 import type { BuiltinToolOptions } from './builtin-tool-options.ts';
+import { crewdDataRefusal, crewFileRefusal } from './crew-read-rule.ts';
 import { ToolFailure } from './tool-failure.ts';
 
 /** A directory file tools may read under, with the words the model reads for it. */
 export interface FileRoot {
   readonly dir: string;
   readonly label: string;
-  /** Environment files here are not read: a crew directory's `.env` holds the provider keys. */
-  readonly hidesEnvFiles: boolean;
+  /**
+   * The crew directory's rule applies here (see `crewFileRefusal`), and crewd's own files are refused wherever
+   * they lie in it; the execution's own workspace holds only what the execution wrote.
+   */
+  readonly guarded: boolean;
+  /** crewd's own files and directories: nothing at or under them is read or listed. */
+  readonly crewdState: readonly string[];
 }
 
 /** A path found under a root: its real location and the relative path the model is shown. */
@@ -33,9 +40,10 @@ export function workspaceOf(options: BuiltinToolOptions, executionId: string): s
 
 /** Where relative paths are read from, in order: the workspace (what FileWriterTool wrote), then the crew. */
 export function readRoots(options: BuiltinToolOptions, executionId: string): readonly FileRoot[] {
+  const crewdState = options.crewdState;
   return [
-    { dir: workspaceOf(options, executionId), label: workspaceLabel, hidesEnvFiles: false },
-    { dir: resolve(options.crewDir), label: crewLabel, hidesEnvFiles: true },
+    { dir: workspaceOf(options, executionId), label: workspaceLabel, guarded: false, crewdState },
+    { dir: resolve(options.crewDir), label: crewLabel, guarded: true, crewdState },
   ];
 }
 
@@ -97,6 +105,8 @@ async function resolveUnder(
   given: string,
   kind: string,
 ): Promise<FoundPath | undefined> {
+  // Refused by name before the disk is asked, so a refusal tells nothing of what exists.
+  if (root.guarded) refuseIf(crewFileRefusal(relativeTarget), given, kind);
   const realRoot = await realpath(root.dir).catch(() => undefined);
   if (realRoot === undefined) return undefined;
   const candidate = join(realRoot, relativeTarget);
@@ -110,16 +120,48 @@ async function resolveUnder(
     );
   }
   const display = relative(realRoot, real) || '.';
-  if (root.hidesEnvFiles && display.split(sep).some(isEnvFileName)) {
-    throw new ToolFailure(
-      `Invalid ${kind}: '${given}' is an environment file, which may hold secrets; tools do not read it.`,
-    );
-  }
+  // Again on where a link leads: a link to `.env` or into `.crewd/` is refused like the file itself.
+  if (root.guarded) refuseIf(crewFileRefusal(display), given, kind);
+  if (await isCrewdState(real, realRoot, await stateIdentities(root)))
+    refuseIf(crewdDataRefusal, given, kind);
   return { realPath: real, display, root, realRoot };
 }
 
-export function isEnvFileName(name: string): boolean {
-  return name === '.env' || name.startsWith('.env.');
+function refuseIf(reason: string | undefined, given: string, kind: string): void {
+  if (reason !== undefined)
+    throw new ToolFailure(`Invalid ${kind}: '${given}' ${reason}; tools do not read it.`);
+}
+
+/**
+ * The identities (device and inode) of crewd's own files that exist now. Compared by identity rather than by
+ * name, so no spelling reaches them: another case on a case-insensitive disk, a hard link, a bind mount.
+ */
+export async function stateIdentities(root: FileRoot): Promise<ReadonlySet<string>> {
+  const found = await Promise.all(root.crewdState.map((path) => identityOf(path)));
+  return new Set(found.filter((identity) => identity !== undefined));
+}
+
+/** A file's device and inode, following links; undefined when it does not exist. */
+export async function identityOf(path: string): Promise<string | undefined> {
+  const stats = await stat(path, { bigint: true }).catch(() => undefined);
+  return stats === undefined ? undefined : `${stats.dev}:${stats.ino}`;
+}
+
+/** Whether `real` (under `realRoot`), or any directory between them, is one of crewd's own files. */
+export async function isCrewdState(
+  real: string,
+  realRoot: string,
+  identities: ReadonlySet<string>,
+): Promise<boolean> {
+  if (identities.size === 0) return false;
+  let current = realRoot;
+  if (identities.has((await identityOf(current)) ?? '')) return true;
+  for (const part of relative(realRoot, real).split(sep)) {
+    if (part === '') continue;
+    current = join(current, part);
+    if (identities.has((await identityOf(current)) ?? '')) return true;
+  }
+  return false;
 }
 
 export function isInside(path: string, root: string): boolean {
@@ -147,7 +189,7 @@ export async function prepareWritable(
     throw new ToolFailure('Invalid file path: the filename must not escape the target directory.');
   }
   const target = relativePath(join(relativeDirectory, inDirectory), 'file path', within);
-  await mkdir(workspace, { recursive: true });
+  await makeOwnerOnlyDirectory(workspace);
   const realWorkspace = await realpath(workspace);
   // Each existing directory on the way is resolved and checked, so a linked directory cannot carry the write out.
   let current = realWorkspace;
@@ -157,7 +199,7 @@ export async function prepareWritable(
     if (part === '.') continue;
     const next = join(current, part);
     // Made when missing (a parallel call may make it first), then checked like any directory already there.
-    if ((await lstat(next).catch(() => undefined)) === undefined) await mkdir(next, { recursive: true });
+    if ((await lstat(next).catch(() => undefined)) === undefined) await makeOwnerOnlyDirectory(next);
     const real = await realpath(next).catch(() => undefined);
     if (real === undefined || !isInside(real, realWorkspace)) {
       throw new ToolFailure(`Invalid directory: '${part}' is a symbolic link that leads outside ${within}.`);

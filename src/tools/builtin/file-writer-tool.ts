@@ -1,4 +1,5 @@
-import { writeFile } from 'node:fs/promises';
+import { chmod, writeFile } from 'node:fs/promises';
+import { ownerOnlyFileMode } from '../../workspace/owner-only.ts';
 import { z } from 'zod';
 import { defineBuiltinTool } from './define-builtin-tool.ts';
 import { prepareWritable, workspaceOf } from './file-sandbox.ts';
@@ -52,8 +53,11 @@ export const fileWriterTool = defineBuiltinTool({
       await writeFile(target.realPath, args.content, {
         encoding: 'utf8',
         flag: overwrite ? 'w' : 'wx',
+        mode: ownerOnlyFileMode,
         signal: context.abortSignal,
       });
+      // The mode given is narrowed by the umask, and an unusual umask may narrow it below the owner's own rights.
+      await chmod(target.realPath, ownerOnlyFileMode);
     } catch (error) {
       if (typeof error === 'object' && error !== null && 'code' in error && error.code === 'EEXIST') {
         throw new ToolFailure(`File ${target.display} already exists and overwrite option was not passed.`);

@@ -13,7 +13,13 @@ let options: BuiltinToolOptions;
 beforeEach(async () => {
   base = await mkdtemp(join(tmpdir(), 'crewd-builtin-'));
   await writeFile(join(base, 'brief.txt'), 'one\ntwo\nthree\n');
-  options = { env: {}, crewDir: base, workspaceRoot: join(base, 'workspaces'), allowPrivateTargets: false };
+  options = {
+    env: {},
+    crewDir: base,
+    workspaceRoot: join(base, 'workspaces'),
+    crewdState: [],
+    allowPrivateTargets: false,
+  };
 });
 afterEach(() => rm(base, { recursive: true, force: true }));
 

@@ -21,7 +21,13 @@ beforeEach(async () => {
   await writeFile(join(base, 'outside.txt'), 'outside the crew\n');
   await symlink(join(base, 'outside.txt'), join(crewDir, 'data', 'escape.txt'));
   await symlink(base, join(crewDir, 'data', 'up'));
-  options = { env: {}, crewDir, workspaceRoot: join(base, 'workspaces'), allowPrivateTargets: false };
+  options = {
+    env: {},
+    crewDir,
+    workspaceRoot: join(base, 'workspaces'),
+    crewdState: [],
+    allowPrivateTargets: false,
+  };
 });
 afterEach(() => rm(base, { recursive: true, force: true }));
 

@@ -21,6 +21,7 @@ function options(overrides: Partial<BuiltinToolOptions> = {}): BuiltinToolOption
     env: {},
     crewDir: '/nonexistent',
     workspaceRoot: '/nonexistent',
+    crewdState: [],
     allowPrivateTargets: true,
     ...overrides,
   };

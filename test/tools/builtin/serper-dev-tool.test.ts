@@ -20,6 +20,7 @@ function options(overrides: Partial<BuiltinToolOptions> = {}): BuiltinToolOption
     env: { SERPER_API_KEY: 'serper-key-1', SERPER_BASE_URL: serper.url },
     crewDir: '/nonexistent',
     workspaceRoot: '/nonexistent',
+    crewdState: [],
     allowPrivateTargets: true,
     ...overrides,
   };
