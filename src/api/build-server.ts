@@ -21,6 +21,7 @@ import { answerClientError, answerFrameworkError, installErrorHandling } from '.
 import { describeErrorResponses } from './error-responses.ts';
 import { zodValidatorCompiler } from './request-validation.ts';
 import { errorBodySchema } from './response-schemas.ts';
+import { defaultTokenRecheckMs } from './stream-token-watch.ts';
 import { registerConsoleRoutes } from './routes/console-routes.ts';
 import { registerCrewRoutes } from './routes/crew-routes.ts';
 import { registerEventStreamRoute, serverClosing } from './routes/event-stream-route.ts';
@@ -43,6 +44,8 @@ export interface ServerDeps {
   readonly clock?: () => Date;
   /** Interval of the comment lines that keep idle event streams open (default 15 s). */
   readonly heartbeatMs?: number;
+  /** How often an open event stream's token is checked again while nothing is sent (default 250 ms). */
+  readonly tokenRecheckMs?: number;
   /** How long `GET /health/ready` waits for `ready()` (default 2 s). */
   readonly readyTimeoutMs?: number;
   /** Whether each tool source can be called now (`GET /health/ready`); none when absent. */
@@ -154,6 +157,8 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   registerEventStreamRoute(app, {
     ...context,
     heartbeatMs: deps.heartbeatMs ?? 15_000,
+    authenticate: deps.authenticate,
+    tokenRecheckMs: deps.tokenRecheckMs ?? defaultTokenRecheckMs,
     openStreams,
     unavailable,
   });
