@@ -13,6 +13,7 @@ import type { Metrics } from '../observability/metrics.ts';
 import type { ExecutionService } from '../service/execution-service.ts';
 import { installBearerAuth } from './bearer-auth.ts';
 import { describeCrew } from './crew-openapi.ts';
+import { publicExampleCrew } from './public-example-crew.ts';
 import { capConnectionsPerAddress, connectionOptions, defaultConnectionLimits } from './connection-limits.ts';
 import type { ConnectionLimits } from './connection-limits.ts';
 import { installJsonBodyParser } from './json-body-parser.ts';
@@ -109,7 +110,8 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     openapi: {
       openapi: '3.1.0',
       info: {
-        title: `crewd: ${deps.service.crew.name}`,
+        // Public: nothing of the crew but its inputs (its name, agents and tasks are GET /crew's, behind a token).
+        title: 'crewd',
         description: 'Runs the crew over HTTP: kickoff, status, human feedback, events.',
         version: '1.0.0',
       },
@@ -121,12 +123,12 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     transform: jsonSchemaTransform,
     transformObject: (document) =>
       'openapiObject' in document
-        ? describeCrew(document.openapiObject, deps.service.crew)
+        ? describeCrew(document.openapiObject, publicExampleCrew(deps.service.crew))
         : document.swaggerObject,
   });
   await app.register(fastifySwaggerUi, {
     routePrefix: '/docs',
-    theme: { title: `crewd API: ${deps.service.crew.name}` },
+    theme: { title: 'crewd API' },
     uiConfig: { url: '/openapi.json' },
   });
   if (deps.rateLimitPerMinute > 0) {
