@@ -13,6 +13,7 @@ import type { Metrics } from '../observability/metrics.ts';
 import type { ExecutionService } from '../service/execution-service.ts';
 import { installBearerAuth } from './bearer-auth.ts';
 import { describeCrew } from './crew-openapi.ts';
+import { docsSecurityHeaders, isDocsRoute } from './docs-security-headers.ts';
 import { publicExampleCrew } from './public-example-crew.ts';
 import { capConnectionsPerAddress, connectionOptions, defaultConnectionLimits } from './connection-limits.ts';
 import type { ConnectionLimits } from './connection-limits.ts';
@@ -125,6 +126,11 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
       'openapiObject' in document
         ? describeCrew(document.openapiObject, publicExampleCrew(deps.service.crew))
         : document.swaggerObject,
+  });
+  // The UI's static files are served by a plugin of its own, out of reach of its route hooks.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (isDocsRoute(request.routeOptions.url ?? '')) void reply.headers(docsSecurityHeaders);
+    done();
   });
   await app.register(fastifySwaggerUi, {
     routePrefix: '/docs',
