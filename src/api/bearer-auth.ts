@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { CrewdError, isCrewdError } from '../domain/errors.ts';
 import type { Caller } from '../service/execution-service.ts';
+import { isDocsRoute } from './docs-security-headers.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -26,8 +27,7 @@ function isPublic(request: FastifyRequest): boolean {
   if (request.is404) return true;
   if (request.routeOptions.config.public === true) return true;
   // The documentation UI registers its own routes (pages, scripts, the spec it renders).
-  const url = request.routeOptions.url ?? '';
-  return url === '/docs' || url.startsWith('/docs/');
+  return isDocsRoute(request.routeOptions.url ?? '');
 }
 
 export function unauthorized(): CrewdError {

@@ -13,6 +13,8 @@ import type { Metrics } from '../observability/metrics.ts';
 import type { ExecutionService } from '../service/execution-service.ts';
 import { installBearerAuth } from './bearer-auth.ts';
 import { describeCrew } from './crew-openapi.ts';
+import { docsSecurityHeaders, isDocsRoute } from './docs-security-headers.ts';
+import { publicExampleCrew } from './public-example-crew.ts';
 import { capConnectionsPerAddress, connectionOptions, defaultConnectionLimits } from './connection-limits.ts';
 import type { ConnectionLimits } from './connection-limits.ts';
 import { installJsonBodyParser } from './json-body-parser.ts';
@@ -21,6 +23,7 @@ import { answerClientError, answerFrameworkError, installErrorHandling } from '.
 import { describeErrorResponses } from './error-responses.ts';
 import { zodValidatorCompiler } from './request-validation.ts';
 import { errorBodySchema } from './response-schemas.ts';
+import { defaultTokenRecheckMs } from './stream-token-watch.ts';
 import { registerConsoleRoutes } from './routes/console-routes.ts';
 import { registerCrewRoutes } from './routes/crew-routes.ts';
 import { registerEventStreamRoute, serverClosing } from './routes/event-stream-route.ts';
@@ -43,6 +46,8 @@ export interface ServerDeps {
   readonly clock?: () => Date;
   /** Interval of the comment lines that keep idle event streams open (default 15 s). */
   readonly heartbeatMs?: number;
+  /** How often an open event stream's token is checked again while nothing is sent (default 250 ms). */
+  readonly tokenRecheckMs?: number;
   /** How long `GET /health/ready` waits for `ready()` (default 2 s). */
   readonly readyTimeoutMs?: number;
   /** Whether each tool source can be called now (`GET /health/ready`); none when absent. */
@@ -106,7 +111,8 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     openapi: {
       openapi: '3.1.0',
       info: {
-        title: `crewd: ${deps.service.crew.name}`,
+        // Public: nothing of the crew but its inputs (its name, agents and tasks are GET /crew's, behind a token).
+        title: 'crewd',
         description: 'Runs the crew over HTTP: kickoff, status, human feedback, events.',
         version: '1.0.0',
       },
@@ -118,12 +124,17 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     transform: jsonSchemaTransform,
     transformObject: (document) =>
       'openapiObject' in document
-        ? describeCrew(document.openapiObject, deps.service.crew)
+        ? describeCrew(document.openapiObject, publicExampleCrew(deps.service.crew))
         : document.swaggerObject,
+  });
+  // The UI's static files are served by a plugin of its own, out of reach of its route hooks.
+  app.addHook('onRequest', (request, reply, done) => {
+    if (isDocsRoute(request.routeOptions.url ?? '')) void reply.headers(docsSecurityHeaders);
+    done();
   });
   await app.register(fastifySwaggerUi, {
     routePrefix: '/docs',
-    theme: { title: `crewd API: ${deps.service.crew.name}` },
+    theme: { title: 'crewd API' },
     uiConfig: { url: '/openapi.json' },
   });
   if (deps.rateLimitPerMinute > 0) {
@@ -154,6 +165,8 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   registerEventStreamRoute(app, {
     ...context,
     heartbeatMs: deps.heartbeatMs ?? 15_000,
+    authenticate: deps.authenticate,
+    tokenRecheckMs: deps.tokenRecheckMs ?? defaultTokenRecheckMs,
     openStreams,
     unavailable,
   });

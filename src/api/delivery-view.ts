@@ -1,5 +1,6 @@
 import type { DeliveryRecord } from '../store/store.ts';
 import type { DeliveryList } from './response-schemas.ts';
+import { withoutCredentials } from './webhook-url-view.ts';
 
 type DeliveryView = DeliveryList['items'][number];
 
@@ -19,14 +20,4 @@ export function toDeliveryView(record: DeliveryRecord): DeliveryView {
       duration_ms: attempt.durationMs,
     })),
   };
-}
-
-/** Drops a user name and password written into the URL; they are secrets, like the authentication headers. */
-export function withoutCredentials(url: string): string {
-  if (!URL.canParse(url)) return url;
-  const parsed = new URL(url);
-  if (parsed.username === '' && parsed.password === '') return url;
-  parsed.username = '';
-  parsed.password = '';
-  return parsed.href;
 }

@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import type { WebhookTargets } from '../domain/execution.ts';
-import { withoutCredentials } from './delivery-view.ts';
+import { withoutCredentials } from './webhook-url-view.ts';
 
 /**
  * The task, step and crew URLs and the event stream of the execution's current leg, shaped as a kickoff body names
  * them, so a client can repeat them on /resume (the interface drops whatever /resume does not repeat). Secrets stay
- * on the server: a user name and password in a URL, and the event stream's token, are left out and named in
- * `withheld`.
+ * on the server: a URL's user name and password, secret query parameters and token-like path segments (see
+ * `withoutCredentials`), and the event stream's token, are left out and named in `withheld`.
  */
 export const legWebhooksSchema = z
   .object({

@@ -80,7 +80,11 @@ export const deliveryListSchema = z.object({
     z.object({
       id: z.string(),
       kind: z.enum(['task', 'step', 'crew', 'human_input', 'events']),
-      url: z.string().describe('Without any user name or password it carried'),
+      url: z
+        .string()
+        .describe(
+          'Without its credentials: user name and password, secret query values and token-like path segments',
+        ),
       status: z.enum(['pending', 'delivered', 'failed']),
       created_at: z.string(),
       attempts: z.array(

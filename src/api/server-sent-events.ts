@@ -31,6 +31,8 @@ export function resumePoint(header: string | string[] | undefined, query: string
 export interface EventStreamOptions {
   readonly heartbeatMs: number;
   readonly signal: AbortSignal;
+  /** Runs before each event is written; what it throws ends the stream (a revoked token). */
+  readonly beforeEvent?: () => Promise<void>;
 }
 
 /**
@@ -47,6 +49,8 @@ export async function pipeEvents(
   try {
     let corked = false;
     for await (const event of events) {
+      if (options.signal.aborted) break;
+      await options.beforeEvent?.();
       if (options.signal.aborted) break;
       if (!corked) {
         corked = true;

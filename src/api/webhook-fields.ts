@@ -1,6 +1,12 @@
 import { z } from 'zod';
 import type { EventStreamTarget } from '../domain/execution.ts';
 
+/**
+ * Longest webhook URL accepted (characters): far above the URLs of Slack, Teams, Discord or Zapier hooks, and
+ * small enough that the URLs an execution keeps, shows and sends with each message stay small.
+ */
+export const maxWebhookUrlLength = 2048;
+
 /** True for an absolute `http:` or `https:` URL. */
 export function isHttpUrl(value: string): boolean {
   if (!URL.canParse(value)) return false;
@@ -10,13 +16,20 @@ export function isHttpUrl(value: string): boolean {
 
 const urlMessage = 'must be an absolute http(s) URL';
 
-/** A webhook URL field; `null` means the same as absent (Semantic Kernel sends nulls). */
-export const optionalWebhookUrl = z
+/** A webhook URL: absolute http(s), at most `maxWebhookUrlLength` characters. */
+const webhookUrl = z
   .string()
-  .refine(isHttpUrl, urlMessage)
+  .max(maxWebhookUrlLength)
+  // Past the limit only the length is reported: parsing a megabyte to say more is wasted.
+  .refine((value) => value.length > maxWebhookUrlLength || isHttpUrl(value), urlMessage);
+
+/** A webhook URL field; `null` means the same as absent (Semantic Kernel sends nulls). */
+export const optionalWebhookUrl = webhookUrl
   .nullable()
   .optional()
-  .describe('Absolute http(s) URL; null or absent means no notifications');
+  .describe(
+    `Absolute http(s) URL of at most ${maxWebhookUrlLength} characters; null or absent means no notifications`,
+  );
 
 // Header safety (no CR/LF or other control characters) is checked by the webhooks module's assertCredentialsSafe
 // once the body has this shape, so the rule lives in one place.
@@ -36,7 +49,7 @@ export const webhookAuthenticationSchema = z
 
 export const humanInputWebhookSchema = z
   .object({
-    url: z.string().refine(isHttpUrl, urlMessage),
+    url: webhookUrl,
     authentication: webhookAuthenticationSchema.nullable().optional(),
   })
   .nullable()
@@ -47,7 +60,7 @@ export type HumanInputWebhookField = z.infer<typeof humanInputWebhookSchema>;
 
 export const eventStreamSchema = z
   .object({
-    url: z.string().refine(isHttpUrl, urlMessage),
+    url: webhookUrl,
     events: z
       .array(z.string().min(1))
       .optional()

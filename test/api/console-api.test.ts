@@ -178,6 +178,36 @@ describe('GET /executions/{id}', () => {
     expect(text).not.toContain('stream-secret');
   });
 
+  it('withholds URLs whose query string or path carries a secret', async () => {
+    api.service.put({
+      ...makeExecution({ id: 'detail-query-secrets' }),
+      webhooks: {
+        taskUrl: 'https://hooks.example.com/task?access_token=task-hook-secret',
+        stepUrl: 'https://hooks.slack.com/services/T0001/B0001/AbCdEfGhIjKlMnOpQrStUvWx',
+        crewUrl: 'https://hooks.example.com/crew?run=7',
+        humanInput: null,
+        events: { url: 'https://hooks.example.com/stream?api_key=stream-key', types: null, realtime: true },
+      },
+    });
+    const response = await api.request('/executions/detail-query-secrets');
+    const text = await response.text();
+
+    expect(JSON.parse(text).webhooks).toEqual({
+      taskWebhookUrl: 'https://hooks.example.com/task?access_token=REDACTED',
+      stepWebhookUrl: 'https://hooks.slack.com/services/T0001/B0001/REDACTED',
+      crewWebhookUrl: 'https://hooks.example.com/crew?run=7',
+      webhooks: {
+        url: 'https://hooks.example.com/stream?api_key=REDACTED',
+        events: null,
+        realtime: true,
+        authentication: null,
+      },
+      withheld: ['taskWebhookUrl', 'stepWebhookUrl', 'webhooks'],
+    });
+    for (const secret of ['task-hook-secret', 'AbCdEfGhIjKlMnOpQrStUvWx', 'stream-key'])
+      expect(text).not.toContain(secret);
+  });
+
   it("answers 404 for an unknown execution and for another user's", async () => {
     api.service.put(makeExecution({ id: 'alices', owner: { tokenId: 'alice-token', userId: 'alice' } }));
 

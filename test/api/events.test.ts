@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { bobToken, startApi } from './support/api-harness.ts';
+import { aliceCaller, aliceToken, bobToken, orgCaller, orgToken, startApi } from './support/api-harness.ts';
 import type { ApiHarness } from './support/api-harness.ts';
 import { makeExecution } from './support/example-crew.ts';
 import { SseReader } from './support/sse-reader.ts';
@@ -131,5 +131,100 @@ describe('GET /executions/{id}/events', () => {
     expect(response.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
     expect(await response.text()).toBe('');
     expect((await api.request('/executions/nope/events', { method: 'HEAD' })).status).toBe(404);
+  });
+});
+
+describe('an event stream whose token is revoked', () => {
+  const unauthorized = {
+    error: 'Unauthorized',
+    message: 'Invalid or missing bearer token',
+    code: 'UNAUTHORIZED',
+  };
+
+  /** A server whose token lookup answers as the token service does once alice's token is revoked. */
+  async function startRevocable(tokenRecheckMs: number) {
+    let aliceRevoked = false;
+    const server = await startApi({
+      heartbeatMs: 3_600_000,
+      tokenRecheckMs,
+      authenticate: (secret) =>
+        Promise.resolve(
+          secret === orgToken ? orgCaller : secret === aliceToken && !aliceRevoked ? aliceCaller : null,
+        ),
+    });
+    return {
+      server,
+      revokeAlice: () => {
+        aliceRevoked = true;
+      },
+    };
+  }
+
+  function runningFor(server: ApiHarness, id: string): void {
+    server.service.put(
+      makeExecution({ id, state: 'RUNNING', owner: { tokenId: 'alice-token', userId: 'alice' } }),
+    );
+    server.service.appendEvent(id, 'execution-start', { state: 'RUNNING' });
+  }
+
+  it('ends with the 401 error before the next event is sent', async () => {
+    // No periodic check: only the check before each event can end this stream.
+    const { server, revokeAlice } = await startRevocable(3_600_000);
+    try {
+      runningFor(server, 'revoked-1');
+      const reader = new SseReader(
+        await server.request('/executions/revoked-1/events', { token: aliceToken }),
+      );
+      expect(await reader.events(1)).toMatchObject([{ id: '1', event: 'execution-start' }]);
+
+      revokeAlice();
+      server.service.appendEvent('revoked-1', 'step-end', { prompt: 'the reviewer said: secret feedback' });
+
+      expect(await reader.rest()).toEqual([{ event: 'error', data: JSON.stringify(unauthorized) }]);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('ends while nothing happens, without waiting for the execution', async () => {
+    const { server, revokeAlice } = await startRevocable(10);
+    try {
+      runningFor(server, 'revoked-2');
+      const reader = new SseReader(
+        await server.request('/executions/revoked-2/events', { token: aliceToken }),
+      );
+      await reader.events(1);
+      const signal = server.service.watchSignals.at(-1)!;
+
+      revokeAlice();
+
+      expect(await reader.rest()).toEqual([{ event: 'error', data: JSON.stringify(unauthorized) }]);
+      expect(signal.aborted).toBe(true);
+      expect((await server.request('/status/revoked-2')).status).toBe(200);
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('keeps streams of tokens that still authenticate open', async () => {
+    const { server, revokeAlice } = await startRevocable(10);
+    try {
+      runningFor(server, 'revoked-3');
+      const org = new SseReader(await server.request('/executions/revoked-3/events', { token: orgToken }));
+      const alice = new SseReader(
+        await server.request('/executions/revoked-3/events', { token: aliceToken }),
+      );
+      await org.events(1);
+      await alice.events(1);
+
+      revokeAlice();
+      expect(await alice.rest()).toHaveLength(1);
+      server.service.appendEvent('revoked-3', 'execution-end', { state: 'SUCCESS' });
+      server.service.finish('revoked-3', 'SUCCESS');
+
+      expect(await org.rest()).toEqual([{ id: '2', event: 'execution-end', data: '{"state":"SUCCESS"}' }]);
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -144,4 +144,46 @@ describe('GET /executions/{id}/deliveries', () => {
 
     expect(response.status).toBe(404);
   });
+
+  it('shows no secret a URL carries in its query string or path', async () => {
+    const secrets = [
+      'q-token-1',
+      'q-api-key-2',
+      'q-access-3',
+      'q-key-4',
+      'q-sig-5',
+      'XyZ0123456789AbCdEfGhIjKl',
+    ];
+    const urls = [
+      `https://hooks.example.com/a?token=${secrets[0]}&run=7`,
+      `https://hooks.example.com/b?api_key=${secrets[1]}`,
+      `https://hooks.example.com/c?access_token=${secrets[2]}`,
+      `https://hooks.example.com/d?key=${secrets[3]}&signature=${secrets[4]}`,
+      `https://hooks.slack.com/services/T0001/B0001/${secrets[5]}`,
+    ];
+    api.service.setDeliveries(
+      'exec-0',
+      urls.map((url, index) => ({
+        id: `msg-secret-${index}`,
+        kind: 'task' as const,
+        url,
+        status: 'pending' as const,
+        createdAt: new Date('2025-01-01T10:00:05.000Z'),
+        attempts: [],
+      })),
+    );
+
+    const response = await api.request('/executions/exec-0/deliveries');
+    const text = await response.text();
+
+    expect(response.status).toBe(200);
+    for (const secret of secrets) expect(text).not.toContain(secret);
+    expect(JSON.parse(text).items.map((item: { url: string }) => item.url)).toEqual([
+      'https://hooks.example.com/a?token=REDACTED&run=7',
+      'https://hooks.example.com/b?api_key=REDACTED',
+      'https://hooks.example.com/c?access_token=REDACTED',
+      'https://hooks.example.com/d?key=REDACTED&signature=REDACTED',
+      'https://hooks.slack.com/services/T0001/B0001/REDACTED',
+    ]);
+  });
 });

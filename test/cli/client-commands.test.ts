@@ -87,6 +87,7 @@ describe('the client commands', { timeout: 120_000 }, () => {
     const kickoff = await apiClient(crewd.url).post('/kickoff', {
       inputs: JSON.parse(inputs),
       taskWebhookUrl: `${receiver.url}/same/task`,
+      stepWebhookUrl: `${receiver.url}/same/step?access_token=step-secret`,
       crewWebhookUrl: `http://hook:secret-password@127.0.0.1:${port}/same/crew`,
       webhooks: { url: `${receiver.url}/same/stream`, realtime: true, events: ['task_completed'] },
     });
@@ -100,6 +101,9 @@ describe('the client commands', { timeout: 120_000 }, () => {
     expect(resume.code).toBe(0);
     expect(resume.stderr).toContain(
       'warning: the crew webhook (pass --crew-webhook) carries credentials the server does not show, so it is not repeated',
+    );
+    expect(resume.stderr).toContain(
+      'warning: the step webhook (pass --step-webhook) carries credentials the server does not show, so it is not repeated',
     );
     // The second leg notifies the repeated task URL and event stream: the publish task reaches both.
     const tasks = await receiver.waitFor('/same/task', 3);

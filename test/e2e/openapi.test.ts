@@ -1,3 +1,5 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -35,7 +37,7 @@ describe("the crew's API description", () => {
     });
     expect(kickoff.example.inputs).toEqual({ product: '<product>', audience: '<audience>' });
     const resume = document.paths['/resume'].post.requestBody.content['application/json'];
-    expect(resume.example).toMatchObject({ task_id: 'draft', is_approve: true });
+    expect(resume.example).toMatchObject({ task_id: '<task_id>', is_approve: true });
     expect(document.paths['/kickoff'].post.tags).toEqual(['Crew']);
     expect(document.paths['/executions'].get.tags).toEqual(['Executions']);
     expect(document.paths['/health/live'].get.tags).toEqual(['Operations']);
@@ -69,7 +71,7 @@ describe("the crew's API description", () => {
     expect(answered).toHaveLength(13);
     const status =
       document.paths['/status/{kickoffId}'].get.responses['200'].content['application/json'].example;
-    expect(status.tasks.map((task: { name: string }) => task.name)).toEqual(['gather', 'draft', 'publish']);
+    expect(status.tasks.map((task: { name: string }) => task.name)).toEqual(['<task_id>']);
   });
 
   it('describes every webhook crewd sends as OpenAPI 3.1 webhooks', async () => {
@@ -91,7 +93,91 @@ describe("the crew's API description", () => {
     const initializer = await (await fetch(`${crewd.url}/docs/static/swagger-initializer.js`)).text();
 
     expect(page.status).toBe(200);
-    expect(html).toContain('<title>crewd API: review-crew</title>');
+    expect(html).toContain('<title>crewd API</title>');
     expect(initializer).toContain('/openapi.json');
+  });
+});
+
+describe('the API description without a token', () => {
+  /** Words of a crew that GET /crew shows only with a token. */
+  const guarded = [
+    'smuggling-crew',
+    'Harbour pilot',
+    'Steer crates past the tide gauge',
+    'Grew up on the night ferry',
+    'Chart the midnight crossing',
+    'A route with three waypoints',
+    'FileReadTool',
+    'lighthouse_registry',
+    'pilot_agent',
+    'crossing_plan',
+  ];
+
+  function writeCrew(): string {
+    const dir = mkdtempSync(join(tmpdir(), 'crewd-guarded-crew-'));
+    writeFileSync(
+      join(dir, 'crew.yaml'),
+      [
+        'name: smuggling-crew',
+        'llm: openai/test-model',
+        'mcp_servers:',
+        '  lighthouse_registry:',
+        '    url: http://127.0.0.1:9/mcp',
+      ].join('\n'),
+    );
+    writeFileSync(
+      join(dir, 'agents.yaml'),
+      [
+        'pilot_agent:',
+        '  role: Harbour pilot for {harbour}',
+        '  goal: Steer crates past the tide gauge',
+        '  backstory: Grew up on the night ferry.',
+        '  tools: [FileReadTool]',
+        '  mcps: [lighthouse_registry]',
+      ].join('\n'),
+    );
+    writeFileSync(
+      join(dir, 'tasks.yaml'),
+      [
+        'crossing_plan:',
+        '  description: Chart the midnight crossing of {harbour}.',
+        '  expected_output: A route with three waypoints.',
+        '  agent: pilot_agent',
+        '  human_input: true',
+      ].join('\n'),
+    );
+    return dir;
+  }
+
+  it("shows the crew's inputs and nothing that GET /crew keeps behind a token", async () => {
+    const server = await startCrewd({ crewDir: writeCrew(), modelUrl: model.url });
+    try {
+      const anonymous = apiClient(server.url, null);
+      const pages = [
+        '/openapi.json',
+        '/docs',
+        '/docs/',
+        '/docs/json',
+        '/docs/yaml',
+        '/docs/static/swagger-initializer.js',
+      ];
+      for (const path of pages) {
+        const response = await fetch(`${server.url}${path}`);
+        expect(response.status, path).toBe(200);
+        const text = await response.text();
+        for (const word of guarded) expect(text, `${word} in ${path}`).not.toContain(word);
+      }
+      const document = (await anonymous.get('/openapi.json')).body;
+      expect(
+        document.paths['/kickoff'].post.requestBody.content['application/json'].schema.properties.inputs
+          .required,
+      ).toEqual(['harbour']);
+
+      const crew = await apiClient(server.url).get('/crew');
+      expect(JSON.stringify(crew.body)).toContain('Chart the midnight crossing');
+      expect((await anonymous.get('/crew')).status).toBe(401);
+    } finally {
+      await server.close();
+    }
   });
 });

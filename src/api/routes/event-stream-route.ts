@@ -1,13 +1,20 @@
-import { callerOf } from '../bearer-auth.ts';
+import { isCrewdError } from '../../domain/errors.ts';
+import { bearerToken, callerOf } from '../bearer-auth.ts';
+import type { Authenticate } from '../bearer-auth.ts';
 import { toErrorResponse } from '../error-handler.ts';
 import { eventsQuerySchema, executionIdParamsSchema } from '../request-schemas.ts';
 import { formatComment, pipeEvents, resumePoint } from '../server-sent-events.ts';
+import { watchStreamToken } from '../stream-token-watch.ts';
 import type { UnavailableLog } from '../unavailable-log.ts';
 import { bearerSecurity } from './route-context.ts';
 import type { RouteContext, ZodApp } from './route-context.ts';
 
 export interface EventStreamContext extends RouteContext {
   readonly heartbeatMs: number;
+  /** Checks the stream's token again, so a revoked token loses the streams it opened. */
+  readonly authenticate: Authenticate;
+  /** How often an idle stream's token is checked again. */
+  readonly tokenRecheckMs: number;
   /** Open streams, aborted with `serverClosing` when the server closes so shutdown does not wait for clients. */
   readonly openStreams: Set<AbortController>;
   /** Sums up streams that end because the store is unavailable, as the error handler does for 503 answers. */
@@ -21,7 +28,7 @@ const route = '/executions/:id/events';
 
 /** `GET /executions/{id}/events`: the execution's event log as Server-Sent Events, live until it finishes. */
 export function registerEventStreamRoute(app: ZodApp, context: EventStreamContext): void {
-  const { service, metrics, heartbeatMs, openStreams, unavailable } = context;
+  const { service, metrics, heartbeatMs, openStreams, unavailable, authenticate, tokenRecheckMs } = context;
 
   app.get(
     route,
@@ -56,18 +63,32 @@ export function registerEventStreamRoute(app: ZodApp, context: EventStreamContex
       }
       openStreams.add(controller);
       response.on('close', () => controller.abort());
+      const token = watchStreamToken({
+        authenticate,
+        secret: bearerToken(request.headers.authorization) ?? '',
+        intervalMs: tokenRecheckMs,
+        onRevoked: (error) => controller.abort(error),
+      });
       response.writeHead(200, headers);
       response.write(formatComment('stream open'));
       try {
-        await pipeEvents(response, events, { heartbeatMs, signal: controller.signal });
+        await pipeEvents(response, events, {
+          heartbeatMs,
+          signal: controller.signal,
+          beforeEvent: token.check,
+        });
+        // A revoked token aborts the stream with its 401, said as the stream's last word.
+        if (isCrewdError(controller.signal.reason)) throw controller.signal.reason;
       } catch (error) {
-        if (!controller.signal.aborted) {
-          const failure = toErrorResponse(error);
+        const revoked = isCrewdError(controller.signal.reason) ? controller.signal.reason : null;
+        if (!controller.signal.aborted || revoked !== null) {
+          const failure = toErrorResponse(revoked ?? error);
           if (failure.status === 503) unavailable.record(error, route);
           else if (failure.status >= 500) request.log.error({ err: error }, 'event stream failed');
           response.write(`event: error\ndata: ${JSON.stringify(failure.body)}\n\n`);
         }
       } finally {
+        token.stop();
         openStreams.delete(controller);
         response.end();
         // The connection would otherwise stay open as an idle keep-alive that a closing server waits for.

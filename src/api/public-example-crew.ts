@@ -1,0 +1,35 @@
+import type { AgentDefinition, CrewDefinition } from '../domain/crew.ts';
+
+const agent: AgentDefinition = {
+  name: '<agent>',
+  role: '<role>',
+  goal: '<goal>',
+  backstory: '<backstory>',
+  tools: [],
+  maxIter: 20,
+  allowDelegation: false,
+  verbose: false,
+};
+
+/**
+ * The crew the public API description (`/openapi.json`, `/docs`) is written for: the served crew's inputs, which
+ * a kickoff must name, and stand-ins for everything else. Roles, goals, task texts, tools and MCP servers are
+ * what `GET /crew` keeps behind a token; the description needs none.
+ */
+export function publicExampleCrew(crew: CrewDefinition): CrewDefinition {
+  return {
+    name: 'crew',
+    process: 'sequential',
+    agents: new Map([[agent.name, agent]]),
+    tasks: [
+      {
+        name: '<task_id>',
+        description: '<description>',
+        expectedOutput: '<expected output>',
+        agent: agent.name,
+        humanInput: true,
+      },
+    ],
+    requiredInputs: crew.requiredInputs,
+  };
+}
