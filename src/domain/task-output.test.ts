@@ -14,6 +14,8 @@ describe('summarize', () => {
 
   it('takes at most 200 characters, however long the words', () => {
     expect(summarize('a'.repeat(3_000_000))).toBe(`${'a'.repeat(200)}...`);
-    expect(summarize(`${'b'.repeat(150)} ${'c'.repeat(150)}`)).toBe(`${'b'.repeat(150)} ${'c'.repeat(49)}...`);
+    expect(summarize(`${'b'.repeat(150)} ${'c'.repeat(150)}`)).toBe(
+      `${'b'.repeat(150)} ${'c'.repeat(49)}...`,
+    );
   });
 });
