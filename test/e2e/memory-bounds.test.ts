@@ -152,6 +152,11 @@ describe('what one token can make crewd hold', () => {
       expect(status.tasks[2]!.output).toBe(answer);
       // result and tasks[2].output; last_step and last_executed_task hold clipped copies.
       expect(Buffer.byteLength(statusText)).toBeLessThan(2 * answer.length + 32 * 1024);
+      // Every event carries the answer at most once: a final step keeps it as its result, its thought clipped.
+      const eventsText = await getText(`${crewd.url}/executions/${id}/events`);
+      const data = eventsText.split('\n').filter((line) => line.startsWith('data:'));
+      expect(data.some((line) => line.length > answer.length)).toBe(true);
+      for (const line of data) expect(Buffer.byteLength(line)).toBeLessThan(answer.length + 32 * 1024);
     } finally {
       await crewd.close();
     }
