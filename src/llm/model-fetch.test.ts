@@ -125,4 +125,10 @@ describe('model fetch', () => {
     });
     expect(await response.json()).toEqual({ echoed: '{}' });
   });
+
+  it('holds a request it hands to the global fetch to the same limit', async () => {
+    const fetch = createModelFetch({ maxResponseBytes: 256 * 1024 });
+    const call = fetch(new Request(`${url}/endless`, { method: 'POST', body: '{}' }));
+    await expect(call).rejects.toThrow(/larger than 256 KiB/);
+  });
 });

@@ -20,8 +20,8 @@ export interface ModelFetchOptions {
  * The `fetch` that provider clients use for model calls: undici's `request`, with the whole answer read before it is
  * handed over as a `Response`. Node's global `fetch` wraps both bodies in web streams, which here cost as much CPU as
  * the rest of a model call. Only what provider clients send is taken this way (a URL, a string or byte body);
- * anything else goes to the global `fetch`. Redirects are not followed: model APIs answer where they are asked.
- * undici is loaded with the first call, so a server whose crew never calls a model does not load it at start-up.
+ * anything else goes to the global `fetch`, its response held to the same limit. Redirects are not followed: model
+ * APIs answer where they are asked. undici is loaded with the first call, so a server whose crew never calls a model does not load it at start-up.
  */
 export function createModelFetch(options: ModelFetchOptions = {}): typeof globalThis.fetch {
   const maxBytes = options.maxResponseBytes ?? modelResponseLimitBytes;
@@ -30,7 +30,16 @@ export function createModelFetch(options: ModelFetchOptions = {}): typeof global
     const body = init?.body;
     const simpleBody =
       body === undefined || body === null || typeof body === 'string' || body instanceof Uint8Array;
-    if (input instanceof Request || !simpleBody) return globalThis.fetch(input, init);
+    if (input instanceof Request || !simpleBody) {
+      const response = await globalThis.fetch(input, init);
+      if (response.body === null) return response;
+      const bytes = await readBounded(
+        webChunks(response.body),
+        response.headers.get('content-length') ?? undefined,
+        maxBytes,
+      );
+      return new Response(bytes, { status: response.status, headers: response.headers });
+    }
     dispatcher ??= import('undici').then(({ Agent }) => new Agent({ keepAliveTimeout: keepAliveMs }));
     const url = new URL(input);
     const response = await (
@@ -57,7 +66,7 @@ export function createModelFetch(options: ModelFetchOptions = {}): typeof global
  * same answer. The message names the limit and none of the provider's text.
  */
 async function readBounded(
-  body: AsyncIterable<Buffer> & { destroy(error?: Error): unknown },
+  body: AsyncIterable<Buffer> & { destroy(): unknown },
   contentLength: string | string[] | undefined,
   maxBytes: number,
 ): Promise<Uint8Array> {
@@ -77,6 +86,21 @@ async function readBounded(
     chunks.push(chunk);
   }
   return chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total);
+}
+
+/** A web stream's chunks, as `readBounded` takes them: `destroy` cancels the stream. */
+function webChunks(stream: ReadableStream<Uint8Array>): AsyncIterable<Buffer> & { destroy(): void } {
+  const reader = stream.getReader();
+  return {
+    destroy: () => void reader.cancel().catch(() => undefined),
+    async *[Symbol.asyncIterator]() {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return;
+        yield Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+      }
+    },
+  };
 }
 
 function tooLarge(maxBytes: number): ModelCallError {
