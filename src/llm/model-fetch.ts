@@ -21,7 +21,8 @@ export interface ModelFetchOptions {
  * handed over as a `Response`. Node's global `fetch` wraps both bodies in web streams, which here cost as much CPU as
  * the rest of a model call. Only what provider clients send is taken this way (a URL, a string or byte body);
  * anything else goes to the global `fetch`, its response held to the same limit. Redirects are not followed: model
- * APIs answer where they are asked. undici is loaded with the first call, so a server whose crew never calls a model does not load it at start-up.
+ * APIs answer where they are asked. undici is loaded with the first call, so a server whose crew never calls a
+ * model does not load it at start-up.
  */
 export function createModelFetch(options: ModelFetchOptions = {}): typeof globalThis.fetch {
   const maxBytes = options.maxResponseBytes ?? modelResponseLimitBytes;
