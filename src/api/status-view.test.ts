@@ -117,4 +117,35 @@ describe('toStatusView', () => {
       expect(statusViewSchema.safeParse(view).success).toBe(true);
     }
   });
+
+  it('holds a long answer whole where it belongs and clips its copies in last_step and last_executed_task', () => {
+    const answer = 'a'.repeat(100_000);
+    const view = toStatusView(
+      makeExecution({
+        id: 'e5',
+        state: 'SUCCESS',
+        outputs: [taskOutput('research', 'R'), taskOutput('review', 'V'), taskOutput('write', answer)],
+        result: answer,
+        lastStep: {
+          taskId: 'write',
+          agent: 'Technical Writer',
+          prompt: `Write it: ${'p'.repeat(50_000)}`,
+          thought: answer,
+          tool: null,
+          toolInput: null,
+          result: answer,
+        },
+      }),
+      exampleCrew,
+      now,
+    );
+
+    const clipped = `${'a'.repeat(4096)}… [clipped: 95904 more characters]`;
+    expect(view.result).toBe(answer);
+    expect(view.tasks[2]!.output).toBe(answer);
+    expect(view.last_executed_task).toMatchObject({ task_id: 'write', output: clipped });
+    expect(view.last_step).toMatchObject({ thought: clipped, result: clipped });
+    expect(view.last_step!.prompt).toMatch(/^Write it: p+… \[clipped: 45914 more characters\]$/);
+    expect(statusViewSchema.safeParse(view).success).toBe(true);
+  });
 });

@@ -1,3 +1,4 @@
+import { clipText } from '../domain/clip-text.ts';
 import type { CrewDefinition } from '../domain/crew.ts';
 import type { Execution } from '../domain/execution.ts';
 import { whereExecutionStands } from '../engine/execution-standing.ts';
@@ -8,7 +9,9 @@ import type { StatusView } from './response-schemas.ts';
 
 /**
  * The `/status` object of an execution (CONTRACT §3.4). It carries no webhook targets, so no URL credentials can
- * leak through it.
+ * leak through it. `last_step` and `last_executed_task` repeat what `result`, `tasks` and `pending_human_input`
+ * hold whole, so their texts are clipped (see clip-text.ts): a large answer appears in a status once per place
+ * that owns it, not once per copy.
  */
 export function toStatusView(execution: Execution, crew: CrewDefinition, now: Date): StatusView {
   const standing = whereExecutionStands(crew, execution);
@@ -31,10 +34,14 @@ export function toStatusView(execution: Execution, crew: CrewDefinition, now: Da
       current: currentTask,
       current_agent: standing.currentAgent,
     },
-    last_step:
-      execution.lastStep === null ? null : stepPayload(execution.id, execution.lastStep, execution.meta),
+    last_step: execution.lastStep === null ? null : lastStepView(execution),
     last_executed_task:
-      lastOutput === null ? null : taskPayload(execution.id, lastOutput, lastOutput.taskId, execution.meta),
+      lastOutput === null
+        ? null
+        : {
+            ...taskPayload(execution.id, lastOutput, lastOutput.taskId, execution.meta),
+            output: clipText(lastOutput.output),
+          },
     tasks: execution.outputs.map((output) =>
       taskPayload(execution.id, output, output.taskId, execution.meta),
     ),
@@ -57,6 +64,18 @@ export function toStatusView(execution: Execution, crew: CrewDefinition, now: Da
     created_at: execution.createdAt.toISOString(),
     updated_at: execution.updatedAt.toISOString(),
     meta: execution.meta,
+  };
+}
+
+function lastStepView(execution: Execution): StatusView['last_step'] {
+  const step = execution.lastStep!;
+  const payload = stepPayload(execution.id, step, execution.meta);
+  // Steps saved before steps clipped their own texts may hold them whole.
+  return {
+    ...payload,
+    prompt: clipText(payload.prompt),
+    thought: clipText(payload.thought),
+    result: clipText(payload.result),
   };
 }
 

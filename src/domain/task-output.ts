@@ -39,8 +39,17 @@ export interface HumanFeedback {
 }
 
 const summaryWords = 10;
+/** A summary's length however long its words: an answer with no spaces is one word. */
+const summaryChars = 200;
 
+/** The first ten words of an output, at most 200 characters of them, with `...` when there was more. */
 export function summarize(output: string): string {
-  const words = output.trim().split(/\s+/).filter(Boolean);
-  return words.length <= summaryWords ? words.join(' ') : `${words.slice(0, summaryWords).join(' ')}...`;
+  const text = output.trim();
+  // Only the start is split: an answer of megabytes is not split whole for its first ten words.
+  const start = text.slice(0, summaryChars * 2);
+  const words = start.split(/\s+/).filter(Boolean);
+  const joined = words.slice(0, summaryWords).join(' ');
+  const summary = joined.slice(0, summaryChars);
+  const more = words.length > summaryWords || start.length < text.length || summary.length < joined.length;
+  return more ? `${summary}...` : summary;
 }

@@ -1,3 +1,4 @@
+import { clipText } from '../domain/clip-text.ts';
 import type { AgentDefinition, TaskDefinition } from '../domain/crew.ts';
 import { addUsage, emptyUsage } from '../domain/usage.ts';
 import type { TokenUsage } from '../domain/usage.ts';
@@ -88,14 +89,17 @@ export function openAgentSession(run: CrewRun, shared: AttemptShared, work: Agen
     });
     return response;
   };
+  // Every step repeats the prompt (the task's description with its inputs and context) and a final answer's
+  // thought repeats its result: steps keep those copies clipped, the model is given them whole.
+  const stepPrompt = clipText(work.prompt);
   const step: AgentSession['step'] = (thought, tool, toolInput, result, id) =>
     run.emit({
       type: 'step-end',
       step: {
         taskId,
         agent: agent.role,
-        prompt: work.prompt,
-        thought,
+        prompt: stepPrompt,
+        thought: clipText(thought),
         tool,
         toolInput,
         result,

@@ -1,3 +1,4 @@
+import { clipText } from '../domain/clip-text.ts';
 import { defaultGuardrailMaxRetries } from '../domain/crew.ts';
 import type { GuardrailSpec, TaskDefinition } from '../domain/crew.ts';
 import { CrewdError, isCrewdError } from '../domain/errors.ts';
@@ -58,7 +59,7 @@ export async function applyGuardrails(first: TaskAnswer, options: GuardrailRunOp
       if (retryCount >= maxRetries) {
         throw new CrewdError(
           'TASK_FAILED',
-          `its guardrail ${label(check)} did not pass after ${maxRetries} ${maxRetries === 1 ? 'retry' : 'retries'}. Last feedback: ${verdict.error}`,
+          `its guardrail ${label(check)} did not pass after ${maxRetries} ${maxRetries === 1 ? 'retry' : 'retries'}. Last feedback: ${clipText(verdict.error)}`,
         );
       }
       current = await options.retry(verdict.error, current.answer);

@@ -1,3 +1,4 @@
+import { clipText } from '../domain/clip-text.ts';
 import { renderTask } from '../crew/index.ts';
 import type { TaskDefinition } from '../domain/crew.ts';
 import { CrewdError, isCrewdError } from '../domain/errors.ts';
@@ -121,8 +122,9 @@ async function attemptTask(
   await session.step(result.answer, null, null, result.answer);
   return {
     taskId: task.name,
-    description: task.description,
-    expectedOutput: task.expectedOutput,
+    // Copies, with the inputs filled in: clipped, as every status and task webhook repeats them.
+    description: clipText(task.description),
+    expectedOutput: clipText(task.expectedOutput),
     summary: summarize(result.answer),
     agent: agent.role,
     output: result.answer,

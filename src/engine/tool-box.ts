@@ -66,7 +66,9 @@ export function createToolBox(
         return `Error: there is no tool named '${call.name}'. Available tools: ${names.join(', ')}.`;
       }
       const problem = entry.check(call.input);
-      if (problem !== undefined) return `Error: invalid input for tool '${call.name}': ${problem}`;
+      if (problem !== undefined) {
+        return capped(`Error: invalid input for tool '${call.name}': ${problem}`, limits.maxOutputChars);
+      }
       const timeoutMs = entry.tool.timeoutMs ?? limits.timeoutMs;
       const timeout = AbortSignal.timeout(timeoutMs);
       const abortSignal = AbortSignal.any([signal, timeout]);
@@ -79,7 +81,8 @@ export function createToolBox(
         // A tool may stop the task on purpose, and events a delegated coworker emits may stop the run.
         if (error instanceof TaskStoppingError || error instanceof ListenerError) throw error;
         if (timeout.aborted) return `Error: the tool did not finish within ${seconds(timeoutMs)}.`;
-        return `Error: ${errorText(error)}`;
+        // A failure's message is a result too: stored with the step and shown to the model, so held to the same cut.
+        return capped(`Error: ${errorText(error)}`, limits.maxOutputChars);
       }
     },
   };

@@ -1,6 +1,7 @@
-import { createServer, type IncomingMessage, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ModelCallError } from '../domain/errors.ts';
 import { createModelFetch } from './model-fetch.ts';
 
 let server: Server;
@@ -17,6 +18,16 @@ beforeAll(async () => {
         response.writeHead(204).end();
         return;
       }
+      if (request.url === '/endless') {
+        endless(response);
+        return;
+      }
+      if (request.url === '/announced') {
+        // Says how large it is up front, then sends a little: refused on the header alone.
+        response.writeHead(200, { 'content-type': 'application/json', 'content-length': 64 * 1024 * 1024 });
+        response.write('{"a":"');
+        return;
+      }
       response.writeHead(429, [
         ['content-type', 'application/json'],
         ['retry-after', '7'],
@@ -29,6 +40,21 @@ beforeAll(async () => {
   await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
+
+/** Bytes an endless answer had sent when its client went away. */
+let endlessSent = 0;
+
+/** An answer with no end, written as fast as the client reads it, until the client closes the connection. */
+function endless(response: ServerResponse): void {
+  const chunk = Buffer.alloc(64 * 1024, 'a');
+  response.writeHead(200, { 'content-type': 'application/json' });
+  endlessSent = 0;
+  const write = (): void => {
+    while (!response.destroyed && response.write(chunk)) endlessSent += chunk.length;
+  };
+  response.on('drain', write);
+  write();
+}
 
 afterAll(() => new Promise<void>((done) => server.close(() => done())));
 
@@ -63,5 +89,46 @@ describe('model fetch', () => {
     const controller = new AbortController();
     controller.abort(new Error('stop'));
     await expect(createModelFetch()(`${url}/v1/chat`, { signal: controller.signal })).rejects.toThrow();
+  });
+
+  it('stops reading a response past its limit and fails the call with a message naming the limit', async () => {
+    const fetch = createModelFetch({ maxResponseBytes: 256 * 1024 });
+    const call = fetch(`${url}/endless`, { method: 'POST', body: '{}' });
+
+    const error = await call.then(
+      () => null,
+      (failure: unknown) => failure,
+    );
+    expect(error).toBeInstanceOf(ModelCallError);
+    expect((error as ModelCallError).retryable).toBe(false);
+    expect((error as ModelCallError).message).toBe(
+      "the model's response is larger than 256 KiB, the most crewd reads of one model response; it was not read " +
+        'further (limit the answer with max_tokens)',
+    );
+    // The server stopped because the client closed the connection, not because it ran out of answer.
+    expect(endlessSent).toBeLessThan(64 * 1024 * 1024);
+  });
+
+  it('refuses a response whose announced length passes the limit without reading it', async () => {
+    const call = createModelFetch({ maxResponseBytes: 1024 * 1024 })(`${url}/announced`, {
+      method: 'POST',
+      body: '{}',
+    });
+    await expect(call).rejects.toThrow(/larger than 1 MiB/);
+  });
+
+  it('reads a response of exactly the limit', async () => {
+    const body = JSON.stringify({ echoed: '{}' });
+    const response = await createModelFetch({ maxResponseBytes: Buffer.byteLength(body) })(`${url}/v1/chat`, {
+      method: 'POST',
+      body: '{}',
+    });
+    expect(await response.json()).toEqual({ echoed: '{}' });
+  });
+
+  it('holds a request it hands to the global fetch to the same limit', async () => {
+    const fetch = createModelFetch({ maxResponseBytes: 256 * 1024 });
+    const call = fetch(new Request(`${url}/endless`, { method: 'POST', body: '{}' }));
+    await expect(call).rejects.toThrow(/larger than 256 KiB/);
   });
 });

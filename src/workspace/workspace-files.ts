@@ -1,7 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { lstat, open, realpath, rename, rm } from 'node:fs/promises';
 import path from 'node:path';
-import { CrewdError } from '../domain/errors.ts';
+import { clipText } from '../domain/clip-text.ts';
+import { CrewdError, isCrewdError } from '../domain/errors.ts';
 import type { SavedFile } from '../domain/task-output.ts';
 import type { OpenedFile, OutputFileReader, OutputFileRequest, OutputFiles } from '../engine/output-files.ts';
 import { executionWorkspace } from './execution-workspace.ts';
@@ -27,7 +29,16 @@ export class WorkspaceFiles implements OutputFiles, OutputFileReader {
     });
   }
 
+  /** Fails with `TASK_FAILED` saying what kept the file from being written, never with the file system's words. */
   async save(request: OutputFileRequest): Promise<SavedFile> {
+    try {
+      return await this.#save(request);
+    } catch (error) {
+      throw isCrewdError(error) ? error : notWritten(request.path, error);
+    }
+  }
+
+  async #save(request: OutputFileRequest): Promise<SavedFile> {
     const workspace = this.directoryOf(request.executionId);
     const relativePath = inWorkspace(request.path);
     if (relativePath === undefined) throw outside(request.path);
@@ -53,20 +64,24 @@ export class WorkspaceFiles implements OutputFiles, OutputFileReader {
         `output_file '${request.path}' is not a plain file in the workspace`,
       );
     }
-    const temporary = `${target}.${process.pid}.partial`;
-    const file = await open(temporary, 'w', ownerOnlyFileMode);
+    // Named apart from the target, so a target whose name is as long as the file system allows can be written.
+    const temporary = path.join(directory, `.${process.pid}-${randomBytes(4).toString('hex')}.partial`);
     try {
-      // The umask narrows the mode given; this sets it exactly.
-      await file.chmod(ownerOnlyFileMode);
-      await file.writeFile(request.content, 'utf8');
-      await file.sync();
-    } finally {
-      await file.close();
-    }
-    await rename(temporary, target).catch(async (error: unknown) => {
+      const file = await open(temporary, 'w', ownerOnlyFileMode);
+      try {
+        // The umask narrows the mode given; this sets it exactly.
+        await file.chmod(ownerOnlyFileMode);
+        await file.writeFile(request.content, 'utf8');
+        await file.sync();
+      } finally {
+        await file.close();
+      }
+      await rename(temporary, target);
+    } catch (error) {
+      // A full disk may have cut the write short: what was written of it goes.
       await rm(temporary, { force: true });
       throw error;
-    });
+    }
     return {
       path: relativePath.split(path.sep).join('/'),
       bytes: Buffer.byteLength(request.content, 'utf8'),
@@ -100,6 +115,33 @@ function inWorkspace(filePath: string): string | undefined {
     return undefined;
   }
   return normal;
+}
+
+/** What each file system error means for an output file, in words that name no path outside the workspace. */
+const writeProblems: Readonly<Record<string, string>> = {
+  ENAMETOOLONG: 'its name is too long for the file system (at most 255 bytes per name)',
+  EISDIR: 'a directory of that name is in the way',
+  ENOTDIR: 'a part of its path is a file, not a directory',
+  EEXIST: 'a part of its path is a file, not a directory',
+  ENOSPC: 'the disk is full',
+  EDQUOT: 'the disk quota is used up',
+  EROFS: 'the disk is read-only',
+  EACCES: 'crewd may not write there',
+  EPERM: 'crewd may not write there',
+  EMFILE: 'too many files are open',
+  ENFILE: 'too many files are open',
+};
+
+function notWritten(filePath: string, error: unknown): CrewdError {
+  const code = (error as { code?: unknown } | null)?.code;
+  const problem = typeof code === 'string' ? writeProblems[code] : undefined;
+  // A path made of long placeholder values is named by its start.
+  const shown = clipText(filePath, 120);
+  return new CrewdError(
+    'TASK_FAILED',
+    `output_file '${shown}' could not be written: ${problem ?? `the file system refused it${typeof code === 'string' ? ` (${code})` : ''}`}`,
+    { cause: error },
+  );
 }
 
 function outside(filePath: string): CrewdError {

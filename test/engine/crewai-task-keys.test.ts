@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, existsSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -167,6 +167,51 @@ describe('output_file', () => {
 
     expect((error as Error).message).toBe(
       "Task 'write' failed: output_file 'missing/out.md': its directory does not exist and create_directory is false",
+    );
+  });
+
+  it('fails with a clear message when a placeholder makes the file name too long, without trying again', async () => {
+    harness.fake.enqueue({ content: 'x' });
+    const definition = crew([agent('writer')], [task('write', 'writer', { outputFile: 'out/{name}.md' })]);
+
+    const error: unknown = await harness
+      .run(definition, { inputs: { name: 'n'.repeat(300) }, outputFiles: files, executionId: 'exec-5' })
+      .catch((caught: unknown) => caught);
+
+    expect((error as Error).message).toBe(
+      `Task 'write' failed: output_file 'out/${'n'.repeat(116)}… [clipped: 187 more characters]' could not be ` +
+        'written: its name is too long for the file system (at most 255 bytes per name)',
+    );
+    // One model call: a file that cannot be written is not worth another answer.
+    expect(chatRequests(harness.fake)).toHaveLength(1);
+    expect(readdirSync(join(root, 'exec-5/out'))).toEqual([]);
+  });
+
+  it('saves a file whose name is as long as the file system allows', async () => {
+    harness.fake.enqueue({ content: 'x' });
+    const name = 'n'.repeat(252);
+    const definition = crew([agent('writer')], [task('write', 'writer', { outputFile: '{name}.md' })]);
+
+    await harness.run(definition, { inputs: { name }, outputFiles: files, executionId: 'exec-6' });
+
+    expect(readdirSync(join(root, 'exec-6'))).toEqual([`${name}.md`]);
+  });
+
+  it('names what is in the way when a part of the path is a file', async () => {
+    mkdirSync(join(root, 'exec-7'), { recursive: true });
+    writeFileSync(join(root, 'exec-7/notes'), 'a file');
+    harness.fake.enqueue({ content: 'x' });
+    const definition = crew(
+      [agent('writer', { maxRetryLimit: 0 })],
+      [task('write', 'writer', { outputFile: 'notes/today.md' })],
+    );
+
+    const error: unknown = await harness
+      .run(definition, { outputFiles: files, executionId: 'exec-7' })
+      .catch((caught: unknown) => caught);
+
+    expect((error as Error).message).toBe(
+      "Task 'write' failed: output_file 'notes/today.md' could not be written: a part of its path is a file, not a directory",
     );
   });
 });

@@ -227,6 +227,21 @@ describe('function guardrails', () => {
     expect(finalOutput(outcome).output).toBe('replaced');
   });
 
+  it('names a long last feedback by its start in the failure, which every status and crew webhook repeats', async () => {
+    const definition = crew(
+      [agent('writer')],
+      [task('write', 'writer', { guardrails: [kindness], guardrailMaxRetries: 0 })],
+    );
+    harness.fake.enqueue({ content: 'Bad.' }, verdict(false, 'u'.repeat(100_000)));
+
+    const error = await harness.run(definition).catch((reason: unknown) => reason);
+
+    expect((error as CrewdError).message).toBe(
+      'Task \'write\' failed: its guardrail "The answer must be kind" did not pass after 0 retries. Last feedback: ' +
+        `${'u'.repeat(4096)}… [clipped: 95904 more characters]`,
+    );
+  });
+
   it('gives a structured answer as JSON and takes a replacement object as the new JSON', async () => {
     const schema = { type: 'object', properties: { score: { type: 'number' } }, required: ['score'] };
     const check = scripted('cap', { success: true, result: { score: 10 } });

@@ -92,6 +92,52 @@ describe('running tools', () => {
     );
   });
 
+  it('stores and reports a long result as the model saw it, cut, and a huge failure message cut the same way', async () => {
+    const long = recordingTool('long', () => Promise.resolve('x'.repeat(3_000_000)));
+    const failing = recordingTool('failing', () => Promise.reject(new Error('y'.repeat(3_000_000))));
+    const definition = crew([agent('reader', { tools: ['long', 'failing'] })], [task('read', 'reader')]);
+    harness.fake.enqueue(
+      { toolCalls: [{ name: 'long', arguments: {} }] },
+      { toolCalls: [{ name: 'failing', arguments: {} }] },
+      { content: 'Read it.' },
+    );
+
+    await harness.run(definition, { tools: [long, failing] });
+
+    const [longStep, failedStep] = steps();
+    expect(longStep!.result).toHaveLength(
+      20_000 +
+        '\n\n[Output truncated: the tool returned 3000000 characters; only the first 20000 are shown.]'
+          .length,
+    );
+    expect(failedStep!.result.startsWith(`Error: ${'y'.repeat(100)}`)).toBe(true);
+    expect(failedStep!.result).toContain('[Output truncated: the tool returned 3000007 characters');
+    expect(failedStep!.result.length).toBeLessThan(20_200);
+  });
+
+  it("keeps a step's copy of a long prompt clipped, and gives the model the whole prompt", async () => {
+    const lookup = recordingTool('lookup');
+    const definition = crew(
+      [agent('reader', { tools: ['lookup'] })],
+      [task('read', 'reader', { description: `Read {topic}` })],
+    );
+    harness.fake.enqueue({ toolCalls: [{ name: 'lookup', arguments: {} }] }, { content: 'z'.repeat(10_000) });
+
+    await harness.run(definition, { tools: [lookup], inputs: { topic: 'w'.repeat(100_000) } });
+
+    expect(textOf(lastMessage(chatRequests(harness.fake)[0]!).content)).toContain('w'.repeat(100_000));
+    for (const step of steps()) {
+      expect(step.prompt.length).toBeLessThan(4200);
+      expect(step.prompt).toMatch(/… \[clipped: \d+ more characters\]$/);
+    }
+    const final = steps().at(-1)!;
+    expect(final.result).toBe('z'.repeat(10_000));
+    expect(final.thought).toBe(`${'z'.repeat(4096)}… [clipped: 5904 more characters]`);
+    const ended = harness.events.flatMap((event) => (event.type === 'task-end' ? [event.output] : []));
+    expect(ended[0]!.output).toBe('z'.repeat(10_000));
+    expect(ended[0]!.description).toBe(`Read ${'w'.repeat(4091)}… [clipped: 95909 more characters]`);
+  });
+
   it('answers a repeated call with the same arguments from the cache, and runs it again with cache: false', async () => {
     const lookup = recordingTool('lookup');
     const twice = [

@@ -33,6 +33,16 @@ describe('fake OpenAI server', () => {
     expect(server.requests[0]!.body.model).toBe('gpt-test');
   });
 
+  it('answers a huge completion a chunk at a time, as a valid completion', async () => {
+    server = await startFakeOpenAI();
+    server.enqueue({ hugeContentBytes: 200_000 });
+    const result = await generateText({ model: chatModel(server.url), prompt: 'Go on.' });
+
+    expect(result.text).toBe('x'.repeat(200_000));
+    await until(() => server!.huge.length === 1);
+    expect(server.huge[0]).toMatchObject({ cutShort: false });
+  });
+
   it('streams text, tool call deltas and usage', async () => {
     server = await startFakeOpenAI();
     server.enqueue({

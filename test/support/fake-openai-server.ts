@@ -20,6 +20,11 @@ export interface FakeReply {
   delayMs?: number;
   /** Answer only once this settles: a test holds the call until it lets it go. */
   heldUntil?: Promise<unknown>;
+  /**
+   * Answers this many bytes of assistant text (`x`s, with no Content-Length), written as the client reads them so
+   * the server never holds the answer: a self-hosted server without `max_tokens` running away.
+   */
+  hugeContentBytes?: number;
 }
 
 export interface RecordedRequest {
@@ -40,6 +45,8 @@ export interface FakeOpenAIServer {
   readonly abandoned: RecordedRequest[];
   /** Chat requests answered so far (a completion or an error), in the order their answers were sent. */
   readonly answered: RecordedRequest[];
+  /** For each `hugeContentBytes` answer: the bytes written, and whether the client closed before its end. */
+  readonly huge: { written: number; cutShort: boolean }[];
   /** Queues replies (FIFO); the queue is used before the responder. */
   enqueue(...replies: FakeReply[]): void;
   respondWith(responder: FakeResponder): void;
@@ -54,6 +61,7 @@ export async function startFakeOpenAI(options: { respond?: FakeResponder } = {})
   const requests: RecordedRequest[] = [];
   const abandoned: RecordedRequest[] = [];
   const answered: RecordedRequest[] = [];
+  const huge: { written: number; cutShort: boolean }[] = [];
   const queue: FakeReply[] = [];
   let responder: FakeResponder | undefined = options.respond;
   let nextToolCall = 1;
@@ -123,7 +131,9 @@ export async function startFakeOpenAI(options: { respond?: FakeResponder } = {})
       content: reply.content,
       usage: reply.usage ?? defaultUsage,
     };
-    if (recorded.body?.stream === true) {
+    if (reply.hugeContentBytes !== undefined) {
+      huge.push(await sendHuge(response, completion, reply.hugeContentBytes));
+    } else if (recorded.body?.stream === true) {
       sendStream(response, completion, recorded.body?.stream_options?.include_usage === true, headers);
     } else {
       sendCompletion(response, completion, headers);
@@ -187,6 +197,7 @@ export async function startFakeOpenAI(options: { respond?: FakeResponder } = {})
     requests,
     abandoned,
     answered,
+    huge,
     enqueue: (...replies) => {
       queue.push(...replies);
     },
@@ -265,6 +276,56 @@ function sendCompletion(
     },
     headers,
   );
+}
+
+/** Writes a completion whose content is `contentBytes` of `x`, a chunk at a time, as fast as the client reads. */
+function sendHuge(
+  response: ServerResponse,
+  completion: Completion,
+  contentBytes: number,
+): Promise<{ written: number; cutShort: boolean }> {
+  const head = JSON.stringify({
+    id: completion.id,
+    object: 'chat.completion',
+    created: completion.created,
+    model: completion.model,
+    choices: [
+      { index: 0, message: { role: 'assistant', content: '' }, finish_reason: 'stop', logprobs: null },
+    ],
+    usage: usageOf(completion),
+  });
+  // The content goes where the empty string stands in the completion above.
+  const split = head.indexOf('"content":""') + '"content":"'.length;
+  const chunk = Buffer.alloc(64 * 1024, 'x');
+  return new Promise((resolve) => {
+    let written = 0;
+    let left = contentBytes;
+    const finish = (cutShort: boolean): void => {
+      response.off('drain', write);
+      response.off('close', closed);
+      resolve({ written, cutShort });
+    };
+    const closed = (): void => finish(!response.writableFinished);
+    const send = (data: Buffer | string): boolean => {
+      written += Buffer.byteLength(data);
+      return response.write(data);
+    };
+    function write(): void {
+      while (left > 0) {
+        if (response.destroyed) return;
+        const piece = left >= chunk.length ? chunk : chunk.subarray(0, left);
+        left -= piece.length;
+        if (!send(piece)) return;
+      }
+      send(head.slice(split));
+      response.end();
+    }
+    response.writeHead(200, { 'content-type': 'application/json' });
+    response.on('drain', write);
+    response.on('close', closed);
+    send(head.slice(0, split));
+    write();
+  });
 }
 
 function sendStream(
