@@ -1,32 +1,6 @@
-/** One Server-Sent Event from `GET /executions/{id}/events`. */
-export interface StreamEvent {
-  readonly id: number;
-  readonly type: string;
-  readonly data: unknown;
-}
-
-/** Parses complete `text/event-stream` blocks out of `buffer`; returns the events and the unfinished rest. */
-export function parseEventBlocks(buffer: string): { events: StreamEvent[]; rest: string } {
-  const events: StreamEvent[] = [];
-  const blocks = buffer.replace(/\r\n?/g, '\n').split('\n\n');
-  const rest = blocks.pop() ?? '';
-  for (const block of blocks) {
-    let id = Number.NaN;
-    let type = 'message';
-    const data: string[] = [];
-    for (const line of block.split('\n')) {
-      if (line.startsWith(':')) continue;
-      const colon = line.indexOf(':');
-      const field = colon === -1 ? line : line.slice(0, colon);
-      const value = colon === -1 ? '' : line.slice(colon + 1).replace(/^ /, '');
-      if (field === 'id') id = Number(value);
-      else if (field === 'event') type = value;
-      else if (field === 'data') data.push(value);
-    }
-    if (data.length > 0) events.push({ id, type, data: JSON.parse(data.join('\n')) as unknown });
-  }
-  return { events, rest };
-}
+import type { ExecutionEvent } from '../../src/client/client-types.ts';
+import { CrewdClientError } from '../../src/client/crewd-client-error.ts';
+import { readExecutionEvents } from '../../src/client/read-execution-events.ts';
 
 /**
  * Follows an execution's events with `fetch`, so the token stays in the Authorization header (an EventSource
@@ -37,7 +11,7 @@ export async function followEvents(
   id: string,
   headers: Record<string, string>,
   after: number,
-  onEvent: (event: StreamEvent) => void,
+  onEvent: (event: ExecutionEvent) => void,
   signal: AbortSignal,
 ): Promise<void> {
   let last = after;
@@ -49,22 +23,15 @@ export async function followEvents(
         cache: 'no-store',
       });
       if (!response.ok || response.body === null) return;
-      const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-      let buffer = '';
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) return;
-        failures = 0;
-        const parsed = parseEventBlocks(buffer + value);
-        buffer = parsed.rest;
-        for (const event of parsed.events) {
-          if (event.type === 'error') return;
-          if (Number.isFinite(event.id)) last = event.id;
-          onEvent(event);
-        }
+      failures = 0;
+      for await (const event of readExecutionEvents(response.body)) {
+        last = event.id;
+        onEvent(event);
       }
-    } catch {
-      if (signal.aborted) return;
+      return;
+    } catch (error) {
+      // An error event: the server ended the stream because it failed, which reconnecting would not mend.
+      if (signal.aborted || error instanceof CrewdClientError) return;
       failures += 1;
       await new Promise((resolve) => setTimeout(resolve, 1000 * failures));
     }

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { crewDescriptionSchema } from '../api/crew-description.ts';
 import type { executionDetailSchema } from '../api/execution-detail.ts';
 import type { kickoffBodySchema, resumeBodySchema } from '../api/request-schemas.ts';
 import type {
@@ -9,6 +10,7 @@ import type {
   resumeResponseSchema,
   statusViewSchema,
 } from '../api/response-schemas.ts';
+import type { stepPayloadSchema } from '../webhooks/payloads.ts';
 
 /*
  * The client's types come from the zod schemas that validate the server's requests and responses, which are also
@@ -25,8 +27,18 @@ export type ResumeResponse = z.output<typeof resumeResponseSchema>;
 /** What `GET /status/{id}` answers. */
 export type ExecutionStatus = z.output<typeof statusViewSchema>;
 export type ExecutionState = ExecutionStatus['state'];
+/** An accepted task output, as `tasks` and `last_executed_task` of the status (and the task webhook) carry it. */
+export type TaskPayload = ExecutionStatus['tasks'][number];
+/** An agent step, as `last_step` of the status (and the step webhook) carries it. */
+export type StepPayload = z.output<typeof stepPayloadSchema>;
+/** A file a task's `output_file` saved; `url` needs the same bearer token as the API. */
+export type OutputFile = ExecutionStatus['output_files'][number];
 /** What `GET /executions/{id}` answers: the status plus inputs, feedback, timeline and the leg's webhooks. */
 export type ExecutionDetail = z.output<typeof executionDetailSchema>;
+/** A review given at a human-input task, as the detail lists them. */
+export type Feedback = ExecutionDetail['feedback'][number];
+/** A task attempt, as the detail's timeline lists them. */
+export type TimelineEntry = ExecutionDetail['timeline'][number];
 export type ExecutionList = z.output<typeof executionListSchema>;
 /** `GET /executions` parameters; `limit` is 1 to 100 (20 unless given). */
 export interface ListQuery {
@@ -36,6 +48,10 @@ export interface ListQuery {
 }
 export type InputsResponse = z.output<typeof inputsResponseSchema>;
 export type DeliveryList = z.output<typeof deliveryListSchema>;
+/** A webhook message with its delivery attempts. */
+export type Delivery = DeliveryList['items'][number];
+/** What `GET /crew` answers: the crew's agents, tasks and inputs. */
+export type CrewDescription = z.output<typeof crewDescriptionSchema>;
 
 /** One entry of an execution's event log, as `GET /executions/{id}/events` streams it. */
 export interface ExecutionEvent {

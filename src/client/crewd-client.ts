@@ -12,7 +12,7 @@ import type {
   ResumeResponse,
 } from './client-types.ts';
 import { CrewdClientError, errorFromAnswer } from './crewd-client-error.ts';
-import { parseServerSentEvents } from './sse-parser.ts';
+import { readExecutionEvents } from './read-execution-events.ts';
 
 export interface CrewdClientOptions {
   /** The server's base URL, e.g. `http://127.0.0.1:8000`. */
@@ -133,7 +133,7 @@ export function createCrewdClient(options: CrewdClientOptions): CrewdClient {
         });
         if (response.body === null) throw new CrewdClientError('The event stream had no body', unreachable);
         let received = 0;
-        for await (const event of parseServerSentEvents(response.body)) {
+        for await (const event of readExecutionEvents(response.body)) {
           failures = 0;
           received += 1;
           last = event.id;

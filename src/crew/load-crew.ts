@@ -70,32 +70,37 @@ export async function loadCrew(dir: string, options: LoadCrewOptions): Promise<C
   let agentsYaml = await readYamlFile(files.agents.path, files.agents.name);
   let tasksYaml = await readYamlFile(files.tasks.path, files.tasks.name);
 
-  let reading: CrewPyReading | undefined;
-  if (files.python !== undefined) {
-    reading = await readCrewPy(files.python.path, { crewRoot: files.root, env: options.env ?? {} });
-  }
-  if (reading !== undefined) {
-    for (const message of reading.dropped) drop(message);
-    const crewData = isMapping(crewYaml?.data) ? crewYaml.data : {};
-    const applied = applyCrewPy(
-      { agents: agentsYaml, tasks: tasksYaml, crew: crewData },
-      reading,
-      options.warn,
-    );
-    agentsYaml = applied.agents;
-    tasksYaml = applied.tasks;
-    if (Object.keys(reading.crew).length > 0 || Object.keys(reading.mcpServers).length > 0) {
-      // crew.yaml's lines still locate its own keys; crew.py's arguments are named by key alone.
-      const base = crewYaml;
-      crewYaml = {
-        file: base?.file ?? reading.file,
-        keys: [],
-        lineOf: (path) => base?.lineOf(path),
-        data: applied.crew,
-      };
+  const reading =
+    files.python === undefined
+      ? undefined
+      : await readCrewPy(files.python.path, { crewRoot: files.root, env: options.env ?? {} });
+  try {
+    if (reading !== undefined) {
+      for (const message of reading.dropped) drop(message);
+      const crewData = isMapping(crewYaml?.data) ? crewYaml.data : {};
+      const applied = applyCrewPy(
+        { agents: agentsYaml, tasks: tasksYaml, crew: crewData },
+        reading,
+        options.warn,
+      );
+      agentsYaml = applied.agents;
+      tasksYaml = applied.tasks;
+      if (Object.keys(reading.crew).length > 0 || Object.keys(reading.mcpServers).length > 0) {
+        // crew.yaml's lines still locate its own keys; crew.py's arguments are named by key alone.
+        const base = crewYaml;
+        crewYaml = {
+          file: base?.file ?? reading.file,
+          keys: [],
+          lineOf: (path) => base?.lineOf(path),
+          data: applied.crew,
+        };
+      }
     }
+    tasksYaml = await resolveOutputClasses(tasksYaml, reading);
+  } finally {
+    // The trees go once the classes are resolved: every read and every `serve --watch` reload parses anew.
+    reading?.close();
   }
-  tasksYaml = await resolveOutputClasses(tasksYaml, reading);
 
   let config: CrewConfig = {};
   if (crewYaml !== undefined) {

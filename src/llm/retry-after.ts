@@ -1,3 +1,5 @@
+import { parseRetryAfterMs } from '../domain/retry-after.ts';
+
 /**
  * Seconds a provider asked us to wait: `retry-after-ms` (OpenAI) first, then `Retry-After` as seconds or as an
  * HTTP date. Undefined when absent or unreadable.
@@ -12,11 +14,6 @@ export function retryAfterSeconds(
   );
   const milliseconds = Number(lower['retry-after-ms']?.trim() || Number.NaN);
   if (Number.isFinite(milliseconds) && milliseconds >= 0) return milliseconds / 1000;
-  const value = lower['retry-after']?.trim();
-  if (value === undefined || value === '') return undefined;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds)) return seconds >= 0 ? seconds : undefined;
-  const date = Date.parse(value);
-  if (Number.isNaN(date)) return undefined;
-  return Math.max(0, (date - nowMs) / 1000);
+  const afterMs = parseRetryAfterMs(lower['retry-after'], nowMs);
+  return afterMs === undefined ? undefined : afterMs / 1000;
 }

@@ -1,4 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
+import { backoffDelayMs } from '../domain/backoff.ts';
 import { ModelCallError } from '../domain/errors.ts';
 import type { ChatModel, ChatRequest, ChatResponse } from './chat-model.ts';
 
@@ -41,7 +42,9 @@ export function withRetries(model: ChatModel, options: RetryOptions = {}): ChatM
         }
         const delayMs =
           error.retryAfterSeconds === undefined
-            ? Math.floor(random() * Math.min(maxDelayMs, baseDelayMs * 2 ** attempt))
+            ? Math.floor(
+                backoffDelayMs(attempt, { firstMs: baseDelayMs, maxMs: maxDelayMs, jitter: 1 }, random),
+              )
             : Math.min(maxDelayMs, Math.ceil(error.retryAfterSeconds * 1000));
         await sleep(delayMs, signal).catch((sleepError: unknown) => {
           if (signal.aborted) throw signal.reason;

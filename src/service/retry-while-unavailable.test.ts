@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { StoreUnavailableError } from '../store/store-unavailable.ts';
-import { backoffDelayMs, retryWhileUnavailable } from './retry-while-unavailable.ts';
+import { backoffDelayMs } from '../domain/backoff.ts';
+import { retryWhileUnavailable, storeOutageBackoff } from './retry-while-unavailable.ts';
 
 const outage = (): StoreUnavailableError =>
   new StoreUnavailableError('unreachable', new Error('ECONNREFUSED'));
@@ -38,9 +39,11 @@ describe('retryWhileUnavailable', () => {
   });
 
   it('backs off from 50 ms to at most 2 s, less up to a quarter', () => {
-    expect(backoffDelayMs(1, () => 0)).toBe(50);
-    expect(backoffDelayMs(3, () => 0)).toBe(200);
-    expect(backoffDelayMs(30, () => 0)).toBe(2_000);
-    expect(backoffDelayMs(30, () => 1)).toBe(1_500);
+    const delay = (attempt: number, random: number): number =>
+      backoffDelayMs(attempt - 1, storeOutageBackoff, () => random);
+    expect(delay(1, 0.999_999)).toBeCloseTo(50);
+    expect(delay(3, 0.999_999)).toBeCloseTo(200);
+    expect(delay(30, 0.999_999)).toBeCloseTo(2_000);
+    expect(delay(30, 0)).toBe(1_500);
   });
 });

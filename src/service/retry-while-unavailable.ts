@@ -1,3 +1,5 @@
+import { backoffDelayMs } from '../domain/backoff.ts';
+import type { Backoff } from '../domain/backoff.ts';
 import { isStoreUnavailable, type StoreUnavailableError } from '../store/store-unavailable.ts';
 
 export interface RetryWhileUnavailableOptions {
@@ -9,14 +11,8 @@ export interface RetryWhileUnavailableOptions {
   readonly delayMs?: (attempt: number) => number;
 }
 
-const firstDelayMs = 50;
-const longestDelayMs = 2_000;
-
 /** 50, 100, 200 … 2,000, 2,000 … ms, each shortened by up to a quarter so processes do not retry in step. */
-export function backoffDelayMs(attempt: number, random: () => number = Math.random): number {
-  const full = Math.min(longestDelayMs, firstDelayMs * 2 ** Math.min(attempt - 1, 10));
-  return full * (1 - random() / 4);
-}
+export const storeOutageBackoff: Backoff = { firstMs: 50, maxMs: 2_000, jitter: 0.25 };
 
 /**
  * Runs `work` until the store can serve it: an outage of the database (unreachable, busy, disk full or read-only)
@@ -26,7 +22,7 @@ export async function retryWhileUnavailable<T>(
   work: () => Promise<T>,
   options: RetryWhileUnavailableOptions = {},
 ): Promise<T> {
-  const delayMs = options.delayMs ?? backoffDelayMs;
+  const delayMs = options.delayMs ?? ((attempt: number) => backoffDelayMs(attempt - 1, storeOutageBackoff));
   for (let attempt = 1; ; attempt += 1) {
     try {
       return await work();

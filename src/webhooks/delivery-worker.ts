@@ -4,7 +4,8 @@ import { deliveryTargetOf } from '../domain/delivery-target.ts';
 import type { DeliveryAttempt, DeliveryOutcome, OutboxMessage, OutboxStore } from '../store/store.ts';
 import { validateHeaderSafe } from './payloads.ts';
 import type { RetrySchedule } from './retry-schedule.ts';
-import { parseRetryAfter, retryDelayMs } from './retry-schedule.ts';
+import { parseRetryAfterMs } from '../domain/retry-after.ts';
+import { retryDelayMs } from './retry-schedule.ts';
 import { sendWebhook } from './send-webhook.ts';
 import type { SendResult } from './send-webhook.ts';
 import { createWebhookSigner } from './signer.ts';
@@ -235,7 +236,7 @@ export function createDeliveryWorker(options: DeliveryWorkerOptions): DeliveryWo
       options.schedule,
       attemptNumber,
       random,
-      parseRetryAfter(result.retryAfter, now),
+      parseRetryAfterMs(result.retryAfter, now.getTime()),
     );
     return delay === null ? { kind: 'failed' } : { kind: 'retry', at: new Date(now.getTime() + delay) };
   }

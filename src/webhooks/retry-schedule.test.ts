@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CrewdError } from '../domain/errors.ts';
-import { parseRetryAfter, parseRetrySchedule, retryDelayMs } from './retry-schedule.ts';
+import { parseRetrySchedule, retryDelayMs } from './retry-schedule.ts';
 
 describe('parseRetrySchedule', () => {
   it('defaults to about a day of retries when unset or blank', () => {
@@ -48,21 +48,5 @@ describe('retryDelayMs', () => {
     expect(retryDelayMs(schedule, 1, () => 0.5, 1000)).toBe(5000);
     expect(retryDelayMs(schedule, 1, () => 0.5, 10 * 24 * 3600 * 1000)).toBe(24 * 3600 * 1000);
     expect(retryDelayMs(schedule, 3, () => 0.5, 1000)).toBeNull();
-  });
-});
-
-describe('parseRetryAfter', () => {
-  const now = new Date('2030-01-01T00:00:00Z');
-
-  it('reads delay seconds and HTTP dates', () => {
-    expect(parseRetryAfter('120', now)).toBe(120_000);
-    expect(parseRetryAfter('Tue, 01 Jan 2030 00:00:30 GMT', now)).toBe(30_000);
-    expect(parseRetryAfter('Mon, 31 Dec 2029 23:00:00 GMT', now)).toBe(0);
-  });
-
-  it('ignores a missing or unreadable header', () => {
-    expect(parseRetryAfter(undefined, now)).toBeUndefined();
-    expect(parseRetryAfter('soon', now)).toBeUndefined();
-    expect(parseRetryAfter('1.5', now)).toBeUndefined();
   });
 });

@@ -52,16 +52,3 @@ export function retryDelayMs(
   const asked = retryAfterMs === undefined ? 0 : Math.min(retryAfterMs, maxRetryAfterMs);
   return Math.max(0, Math.round(Math.max(jittered, asked)));
 }
-
-/** Reads a `Retry-After` header (delay seconds or an HTTP date) as milliseconds from `now`; undefined if absent. */
-export function parseRetryAfter(value: string | undefined, now: Date): number | undefined {
-  if (value === undefined) return undefined;
-  const text = value.trim();
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
-  // Only the IMF-fixdate form (`Wed, 21 Oct 2015 07:28:00 GMT`); Date.parse would take almost anything.
-  const at = /^[A-Za-z]{3}, \d{2} [A-Za-z]{3} \d{4} \d{2}:\d{2}:\d{2} GMT$/.test(text)
-    ? Date.parse(text)
-    : Number.NaN;
-  if (Number.isNaN(at)) return undefined;
-  return Math.max(0, at - now.getTime());
-}

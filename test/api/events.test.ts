@@ -95,7 +95,15 @@ describe('GET /executions/{id}/events', () => {
     const signal = api.service.watchSignals.at(-1)!;
 
     controller.abort();
-    await until(() => signal.aborted);
+    await until(
+      () => api.service.endedWatches.includes('sse-5'),
+      undefined,
+      () => 'the server still watches sse-5 after its client went away',
+    );
+
+    // Ended by the client leaving, not by the execution: it still runs and nothing finished it.
+    expect(signal.aborted).toBe(true);
+    expect(api.service.peek('sse-5')?.state).toBe('RUNNING');
   });
 
   it('answers 404 before streaming for an unknown or foreign execution', async () => {

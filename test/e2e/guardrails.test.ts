@@ -4,6 +4,7 @@ import type { RunningServer } from '../../src/main.ts';
 import { startFakeOpenAI, type FakeOpenAIServer } from '../support/fake-openai-server.ts';
 import { apiClient, crewsDir, startCrewd } from '../support/crewd.ts';
 import { startScriptedReceiver, type ScriptedReceiver } from '../support/scripted-receiver.ts';
+import { eventsOfText } from '../support/sse.ts';
 import { userCrew } from '../support/user-crew.ts';
 
 let model: FakeOpenAIServer;
@@ -31,13 +32,7 @@ afterAll(async () => {
 /** The data of every entry of an execution's event log, with its event type. */
 async function eventLog(id: string): Promise<{ event: string; data: Record<string, unknown> }[]> {
   const response = await api.get(`/executions/${id}/events`);
-  const entries: { event: string; data: Record<string, unknown> }[] = [];
-  let event = '';
-  for (const line of String(response.body).split('\n')) {
-    if (line.startsWith('event: ')) event = line.slice(7);
-    if (line.startsWith('data: ')) entries.push({ event, data: JSON.parse(line.slice(6)) });
-  }
-  return entries;
+  return (await eventsOfText(String(response.body))).map(({ event, data }) => ({ event, data }));
 }
 
 const friendly = { content: JSON.stringify({ valid: true, feedback: null }) };

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/main.ts';
 import { startFakeOpenAI, type FakeOpenAIServer } from '../support/fake-openai-server.ts';
 import { apiClient, crewsDir, startCrewd } from '../support/crewd.ts';
+import { eventsOfText } from '../support/sse.ts';
 import { userCrew } from '../support/user-crew.ts';
 
 let model: FakeOpenAIServer;
@@ -51,11 +52,9 @@ describe('tool sources in a running server', () => {
     const toolMessage = model.requests.at(-1)!.body.messages.at(-1);
     expect(toolMessage).toMatchObject({ role: 'tool', content: 'Visit to Lyon recorded.' });
     const events = await api.get(`/executions/${id}/events`);
-    const toolStep = String(events.body)
-      .split('\n')
-      .filter((line) => line.startsWith('data: '))
-      .map((line) => JSON.parse(line.slice(6)) as Record<string, unknown>)
-      .find((data) => data.tool === 'record_visit');
+    const toolStep = (await eventsOfText(String(events.body))).find(
+      (event) => event.data.tool === 'record_visit',
+    )?.data;
     expect(toolStep).toMatchObject({
       task_id: 'visit',
       agent: 'Traveller',

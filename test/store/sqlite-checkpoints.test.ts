@@ -20,7 +20,13 @@ describe('SQLite store WAL checkpoints', () => {
     const file = newFile();
     const store = await openSqliteStore(file);
     await store.migrate();
-    for (let i = 0; i < 50; i++) await store.createExecution(newExecution());
+    const ids: string[] = [];
+    const create = async (): Promise<void> => {
+      const execution = newExecution();
+      await store.createExecution(execution);
+      ids.push(execution.id);
+    };
+    for (let i = 0; i < 50; i++) await create();
 
     await untilWalCheckpointed(file);
     // Told by the salt, not by the frame count: on a slow machine the worker may have checkpointed after nearly
@@ -28,12 +34,18 @@ describe('SQLite store WAL checkpoints', () => {
     const checkpointed = readWalIndex(file).salt;
     await until(
       async () => {
-        await store.createExecution(newExecution());
+        await create();
         return readWalIndex(file).salt !== checkpointed;
       },
       undefined,
       () => `the WAL never started over: ${JSON.stringify(readWalIndex(file))}`,
     );
+
+    // The new WAL holds the commit that started it, and no commit was lost on the way.
+    expect(readWalIndex(file).frames).toBeGreaterThan(0);
+    const missing = [];
+    for (const id of ids) if ((await store.getExecution(id)) === null) missing.push(id);
+    expect(missing).toEqual([]);
     await store.close();
   });
 

@@ -1,4 +1,6 @@
 import { expect } from 'vitest';
+import { readServerSentEvents } from '../../src/client/read-server-sent-events.ts';
+import type { ServerSentItem } from '../../src/client/read-server-sent-events.ts';
 import { testToken } from './crewd.ts';
 
 export interface SseEvent {
@@ -22,37 +24,39 @@ export async function readEvents(
   expect(response.status).toBe(200);
   expect(response.headers.get('content-type')).toContain('text/event-stream');
   const events: SseEvent[] = [];
-  const decoder = new TextDecoder();
-  let buffer = '';
   try {
-    for await (const chunk of response.body!) {
-      buffer += decoder.decode(chunk as Uint8Array, { stream: true });
-      let end: number;
-      while ((end = buffer.indexOf('\n\n')) !== -1) {
-        const block = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const fields = Object.fromEntries(
-          block
-            .split('\n')
-            .filter((line) => !line.startsWith(':') && line.includes(':'))
-            .map((line) => [line.slice(0, line.indexOf(':')), line.slice(line.indexOf(':') + 1).trim()]),
-        );
-        if (fields.id === undefined) continue;
-        const event: SseEvent = {
-          id: Number(fields.id),
-          event: fields.event ?? '',
-          data: JSON.parse(fields.data ?? '{}'),
-        };
-        events.push(event);
-        onEvent(event);
-        if (events.length >= stopAfter) {
-          controller.abort();
-          return events;
-        }
+    for await (const item of readServerSentEvents(response.body!)) {
+      const event = toSseEvent(item);
+      if (event === undefined) continue;
+      events.push(event);
+      onEvent(event);
+      if (events.length >= stopAfter) {
+        controller.abort();
+        return events;
       }
     }
   } catch (error) {
     if (!controller.signal.aborted) throw error;
   }
   return events;
+}
+
+/** The events of a whole `text/event-stream` body already read as text (a finished execution's log). */
+export async function eventsOfText(text: string): Promise<SseEvent[]> {
+  const events: SseEvent[] = [];
+  for await (const item of readServerSentEvents(new Response(text).body!)) {
+    const event = toSseEvent(item);
+    if (event !== undefined) events.push(event);
+  }
+  return events;
+}
+
+/** An event of the log; undefined for heartbeats and anything without a sequence id. */
+function toSseEvent(item: ServerSentItem): SseEvent | undefined {
+  if ('comment' in item || item.id === undefined) return undefined;
+  return {
+    id: Number(item.id),
+    event: item.event ?? '',
+    data: JSON.parse(item.data) as Record<string, unknown>,
+  };
 }

@@ -29,7 +29,7 @@ async function openDeclared(url: string, env: Record<string, string> = {}): Prom
   const source = createMcpToolSource(
     'remote',
     { kind: 'http', url, headers: {} },
-    { env, backoff: { initialMs: 60_000, maxMs: 60_000 } },
+    { env, backoff: { firstMs: 60_000, maxMs: 60_000 } },
   );
   sources.push(source);
   await source.open();

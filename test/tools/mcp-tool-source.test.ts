@@ -44,7 +44,7 @@ async function openSource(
 ): Promise<McpToolSource> {
   const source = createMcpToolSource(name, config, {
     env: { PATH: process.env.PATH },
-    backoff: { initialMs: 10, maxMs: 200 },
+    backoff: { firstMs: 10, maxMs: 200 },
     ...options,
   });
   sources.push(source);

@@ -1,6 +1,6 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { namedChildren, parsePython } from './python-parser.ts';
+import { namedChildren, PythonTrees } from './python-parser.ts';
 import type { PythonNode } from './python-parser.ts';
 
 /** A name brought in by `from X import Y [as Z]`: the module as written (dots for relative) and the name. */
@@ -28,13 +28,14 @@ export interface PythonModule {
   readonly functions: ReadonlyMap<string, Definition>;
 }
 
-/** Reads Python source into a PythonModule. */
+/** Reads Python source into a PythonModule whose nodes live in `trees`. */
 export async function readPythonModule(
   source: string,
   file: string,
   absolutePath: string,
+  trees: PythonTrees,
 ): Promise<PythonModule> {
-  const root = await parsePython(source);
+  const root = await trees.parse(source);
   const imports = new Map<string, ImportedName>();
   const assignments = new Map<string, PythonNode>();
   const classes = new Map<string, Definition>();
@@ -96,10 +97,12 @@ export function decoratorName(decorator: PythonNode): string | undefined {
 
 /**
  * Finds and reads the modules of one crewAI package, so names crew.py imports from the package itself
- * (`from .models import Report`, `from my_crew.tools.search import SearchTool`) can be followed.
+ * (`from .models import Report`, `from my_crew.tools.search import SearchTool`) can be followed. Their syntax
+ * trees are held until `close()`.
  */
 export class PackageModules {
   readonly #cache = new Map<string, Promise<PythonModule | undefined>>();
+  readonly #trees = new PythonTrees();
 
   /**
    * @param sourceRoot the folder that holds top-level packages (a crewAI project's `src/`), absolute
@@ -118,6 +121,12 @@ export class PackageModules {
       this.#cache.set(absolutePath, loaded);
     }
     return loaded;
+  }
+
+  /** Frees every module's syntax tree; no module read here may be used after. */
+  close(): void {
+    this.#trees.release();
+    this.#cache.clear();
   }
 
   /** The module `moduleName` names when imported from `from`, if it is a file of this project. */
@@ -149,7 +158,7 @@ export class PackageModules {
       if (!(await stat(absolutePath)).isFile()) return undefined;
       const source = await readFile(absolutePath, 'utf8');
       const file = path.relative(this.crewRoot, absolutePath).split(path.sep).join('/');
-      return await readPythonModule(source, file, absolutePath);
+      return await readPythonModule(source, file, absolutePath, this.#trees);
     } catch {
       return undefined;
     }

@@ -1,6 +1,6 @@
 import { createRequire } from 'node:module';
 import { Language, Parser } from 'web-tree-sitter';
-import type { Node } from 'web-tree-sitter';
+import type { Node, Tree } from 'web-tree-sitter';
 
 export type PythonNode = Node;
 
@@ -18,19 +18,31 @@ function loadLanguage(): Promise<Language> {
 }
 
 /**
- * Parses Python source into a syntax tree without running it. Syntax errors do not throw: tree-sitter marks
- * them in the tree, and the readers treat what they cannot understand as not readable.
+ * Parses Python sources without running them and holds their syntax trees. A tree lives in WebAssembly memory,
+ * which the garbage collector never frees: `release()` deletes every tree parsed here, after which none of their
+ * nodes may be read. Syntax errors do not throw: tree-sitter marks them in the tree, and the readers treat what
+ * they cannot understand as not readable.
  */
-export async function parsePython(source: string): Promise<PythonNode> {
-  const grammar = await loadLanguage();
-  const parser = new Parser();
-  try {
-    parser.setLanguage(grammar);
-    const tree = parser.parse(source);
-    if (tree === null) throw new Error('the Python parser returned no tree');
-    return tree.rootNode;
-  } finally {
-    parser.delete();
+export class PythonTrees {
+  readonly #trees = new Set<Tree>();
+
+  async parse(source: string): Promise<PythonNode> {
+    const grammar = await loadLanguage();
+    const parser = new Parser();
+    try {
+      parser.setLanguage(grammar);
+      const tree = parser.parse(source);
+      if (tree === null) throw new Error('the Python parser returned no tree');
+      this.#trees.add(tree);
+      return tree.rootNode;
+    } finally {
+      parser.delete();
+    }
+  }
+
+  release(): void {
+    for (const tree of this.#trees) tree.delete();
+    this.#trees.clear();
   }
 }
 

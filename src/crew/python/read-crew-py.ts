@@ -41,6 +41,11 @@ export interface CrewPyReading {
   readonly llmMethods: ReadonlyMap<string, unknown>;
   /** MCP servers crew.py writes (`mcps=[...]`, `MCPServerAdapter(...)`, `mcp_server_params`), by the name given. */
   readonly mcpServers: Readonly<Record<string, McpServerDeclaration>>;
+  /**
+   * Frees the syntax trees read for this reading (WebAssembly memory, which the garbage collector does not free);
+   * `modelSchema` must not be called after.
+   */
+  close(): void;
 }
 
 export interface ReadCrewPyOptions {
@@ -79,13 +84,19 @@ export async function readCrewPy(
   const packageDir = path.dirname(absolutePath);
   // Imports name the package from the folder above it (`src/` in a crewAI project).
   const modules = new PackageModules(path.dirname(packageDir), options.crewRoot);
-  const module = await modules.read(absolutePath);
-  if (module === undefined) return undefined;
-  const crewClass = findCrewClass(module);
-  if (crewClass === undefined) return undefined;
-
-  const reader = new CrewClassReader(module, modules, crewClass, options.env);
-  return reader.read();
+  try {
+    const module = await modules.read(absolutePath);
+    const crewClass = module === undefined ? undefined : findCrewClass(module);
+    if (module === undefined || crewClass === undefined) {
+      modules.close();
+      return undefined;
+    }
+    const reader = new CrewClassReader(module, modules, crewClass, options.env);
+    return await reader.read();
+  } catch (error) {
+    modules.close();
+    throw error;
+  }
 }
 
 function findCrewClass(module: PythonModule): Definition | undefined {
@@ -206,6 +217,7 @@ class CrewClassReader {
       modelSchema: (className) => this.#modelSchemaByName(className),
       llmMethods,
       mcpServers: this.#mcp.servers,
+      close: () => this.modules.close(),
     };
   }
 

@@ -8,8 +8,8 @@ import { expandVariables } from './expand-variables.ts';
 import { failureReason } from './failure-reason.ts';
 import { httpTransports } from './http-transports.ts';
 import type { McpTransportOption, McpTransportWithExit } from './mcp-transport.ts';
-import { defaultBackoff, retryDelayMs } from './retry-delay.ts';
-import type { Backoff } from './retry-delay.ts';
+import { backoffDelayMs } from '../../domain/backoff.ts';
+import type { Backoff } from '../../domain/backoff.ts';
 import { displayName, parseServerUrl } from './server-url.ts';
 import { stdioTransports } from './stdio-transports.ts';
 import { toolResultText } from './tool-result-text.ts';
@@ -21,7 +21,7 @@ export interface McpToolSourceOptions {
   readonly logger?: Logger | undefined;
   /** Ways to reach the server instead of the ones its config gives (tests pass an in-memory pair). */
   readonly transports?: readonly McpTransportOption[] | undefined;
-  /** Waits between reconnection attempts: doubling from `initialMs` up to `maxMs`. */
+  /** Waits between reconnection attempts: doubling from `firstMs` up to `maxMs` (250 ms to 30 s unless given). */
   readonly backoff?: Backoff | undefined;
   /** Longest the MCP handshake and the tool listing may take. */
   readonly connectTimeoutMs?: number | undefined;
@@ -34,6 +34,8 @@ interface RemoteTool {
 
 const defaultTimeoutMs = 60_000;
 const maxListPages = 100;
+// A server that keeps failing is tried again less and less often, never in a loop.
+const restartBackoff: Backoff = { firstMs: 250, maxMs: 30_000 };
 
 /** A source that is one MCP server: it always answers `server()` for its own name. */
 export interface McpToolSource extends ToolSource {
@@ -241,7 +243,7 @@ class McpServerToolSource implements McpToolSource {
 
   #scheduleRetry(): void {
     if (this.#closed || this.#retry !== undefined || this.#connecting !== undefined) return;
-    const delay = retryDelayMs(this.#failures, this.#options.backoff ?? defaultBackoff);
+    const delay = backoffDelayMs(this.#failures, this.#options.backoff ?? restartBackoff);
     this.#failures += 1;
     this.#retry = setTimeout(() => {
       this.#retry = undefined;

@@ -25,6 +25,8 @@ export class InMemoryExecutionService implements ExecutionService {
   readonly callers: Caller[] = [];
   /** The signals of event watchers, to see that closing a stream aborts its watcher. */
   readonly watchSignals: AbortSignal[] = [];
+  /** The executions whose event watchers have ended, in the order they ended. */
+  readonly endedWatches: string[] = [];
   /** When set, every call throws it (to test how the API reports failures). */
   failWith: Error | undefined = undefined;
 
@@ -186,17 +188,21 @@ export class InMemoryExecutionService implements ExecutionService {
   ): AsyncIterable<StoredExecutionEvent> {
     this.watchSignals.push(signal);
     let after = afterSequence;
-    while (!signal.aborted) {
-      const changed = this.#nextChange(signal);
-      const fresh = (this.#events.get(executionId) ?? []).filter((event) => event.sequence > after);
-      for (const event of fresh) {
-        after = event.sequence;
-        yield event;
+    try {
+      while (!signal.aborted) {
+        const changed = this.#nextChange(signal);
+        const fresh = (this.#events.get(executionId) ?? []).filter((event) => event.sequence > after);
+        for (const event of fresh) {
+          after = event.sequence;
+          yield event;
+        }
+        const finished = isFinished(this.#require(executionId).state);
+        const caughtUp = (this.#events.get(executionId) ?? []).every((event) => event.sequence <= after);
+        if (finished && caughtUp) return;
+        await changed;
       }
-      const finished = isFinished(this.#require(executionId).state);
-      const caughtUp = (this.#events.get(executionId) ?? []).every((event) => event.sequence <= after);
-      if (finished && caughtUp) return;
-      await changed;
+    } finally {
+      this.endedWatches.push(executionId);
     }
   }
 

@@ -1,3 +1,6 @@
+import { readServerSentEvents } from '../../../src/client/read-server-sent-events.ts';
+import type { ServerSentItem } from '../../../src/client/read-server-sent-events.ts';
+
 /** One block of a `text/event-stream`: an event, or a comment line (heartbeats). */
 export interface SseBlock {
   readonly id?: string;
@@ -6,30 +9,23 @@ export interface SseBlock {
   readonly comment?: string;
 }
 
-/** Reads a Server-Sent Events response block by block, as a browser's EventSource would. */
+/** Reads a Server-Sent Events response block by block, with the client's reader (as a browser's EventSource would). */
 export class SseReader {
-  readonly #reader: ReadableStreamDefaultReader<Uint8Array>;
-  readonly #decoder = new TextDecoder();
-  #buffer = '';
+  readonly #body: ReadableStream<Uint8Array>;
+  readonly #items: AsyncGenerator<ServerSentItem, void, undefined>;
 
   constructor(response: Response) {
     if (response.body === null) throw new Error('response has no body');
-    this.#reader = response.body.getReader();
+    this.#body = response.body;
+    this.#items = readServerSentEvents(response.body);
   }
 
   /** The next block, or null when the server ended the stream. */
   async next(): Promise<SseBlock | null> {
-    for (;;) {
-      const end = this.#buffer.indexOf('\n\n');
-      if (end >= 0) {
-        const block = this.#buffer.slice(0, end);
-        this.#buffer = this.#buffer.slice(end + 2);
-        return parseBlock(block);
-      }
-      const chunk = await this.#reader.read();
-      if (chunk.done) return null;
-      this.#buffer += this.#decoder.decode(chunk.value, { stream: true });
-    }
+    const item = await this.#items.next();
+    if (item.done === true) return null;
+    // Only the fields the server sent, so a block compares equal to the literal a test expects.
+    return Object.fromEntries(Object.entries(item.value).filter(([, value]) => value !== undefined));
   }
 
   /** The next `count` events, skipping comments. */
@@ -53,18 +49,8 @@ export class SseReader {
   }
 
   async cancel(): Promise<void> {
-    await this.#reader.cancel();
+    // A reader that has read closes the body as it stops; one that never read has not taken the body yet.
+    await this.#items.return();
+    if (!this.#body.locked) await this.#body.cancel();
   }
-}
-
-function parseBlock(block: string): SseBlock {
-  const fields: Record<string, string> = {};
-  for (const line of block.split('\n')) {
-    if (line.startsWith(':')) return { comment: line.slice(1).trim() };
-    const colon = line.indexOf(':');
-    const name = colon < 0 ? line : line.slice(0, colon);
-    const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
-    fields[name] = name === 'data' && fields.data !== undefined ? `${fields.data}\n${value}` : value;
-  }
-  return fields;
 }
