@@ -4,13 +4,9 @@ import { buildServer } from './api/build-server.ts';
 import { UnavailableLog } from './api/unavailable-log.ts';
 import { StateCounts } from './observability/state-counts.ts';
 import type { ServeConfig } from './config.ts';
-import { loadCrew } from './crew/load-crew.ts';
-import { refusePartialCrew } from './crew/refuse-partial-crew.ts';
-import { checkCrew } from './engine/check-crew.ts';
 import type { Execution } from './domain/execution.ts';
 import type { RateLimiter } from './engine/rate-limiter.ts';
 import type { Timers } from './engine/timers.ts';
-import { createModelResolver } from './llm/resolve-model.ts';
 import { CoordinationMetrics } from './observability/coordination-metrics.ts';
 import { traceDeliveryAttempt } from './observability/delivery-trace.ts';
 import { Metrics } from './observability/metrics.ts';
@@ -25,11 +21,13 @@ import { ExecutionRunner } from './service/execution-runner.ts';
 import { Notifications } from './service/notifications.ts';
 import { createTokenService, type TokenService } from './service/token-service.ts';
 import { openStore } from './open-store.ts';
+import { openCrewRuntime } from './runtime/crew-runtime.ts';
+import { ProcessLifecycle } from './runtime/process-lifecycle.ts';
+import { executionsPart, feedPart, listenerPart, webhookWorkerPart } from './runtime/server-parts.ts';
 import { newProcessId } from './store/process-identity.ts';
 import { scheduleRetention, type RetentionSchedule } from './service/retention.ts';
 import type { ExecutionChange, NewExecutionEvent, Store } from './store/store.ts';
 import { isStoreUnavailable } from './store/store-unavailable.ts';
-import { openCrewTools } from './tools/open-crew-tools.ts';
 import { crewdStatePaths, removeExecutionWorkspace, workspaceRoot } from './workspace/execution-workspace.ts';
 import { WorkspaceFiles } from './workspace/workspace-files.ts';
 import { createDeliveryWorker } from './webhooks/delivery-worker.ts';
@@ -59,39 +57,63 @@ export interface StartOptions {
   readonly timers?: Timers;
 }
 
-/** The composition root: the one place that picks concrete adapters and wires them together. */
+/**
+ * The composition root: the one place that picks concrete adapters and wires them together. The process's parts
+ * start in this order and stop in reverse (see ProcessLifecycle): the crew with its tools, tracing, the store, the
+ * change feed, the HTTP listener, the webhook worker, the executions, retention.
+ */
 export async function startServer(config: ServeConfig, options: StartOptions): Promise<RunningServer> {
   const logger = options.logger ?? pino({ level: options.env.LOG_LEVEL ?? 'info' });
   const clock = options.clock ?? ((): Date => new Date());
   const warn = options.warn ?? ((message: string) => logger.warn(message));
-  const dropped: string[] = [];
-  const crew = await loadCrew(config.crewDir, {
-    warn,
-    drop: (message) => {
-      dropped.push(message);
-      warn(message);
-    },
-    env: options.env,
-    ...(config.crewName === undefined ? {} : { crew: config.crewName }),
-  });
-  refusePartialCrew(dropped, config.allowPartial ?? false);
-  const tracing = await openTracing(options.env);
-  const models = createModelResolver({ env: options.env, baseDir: config.crewDir });
-  const workspace = workspaceRoot(config.database);
-  const outputFiles = WorkspaceFiles.underRoot(workspace);
-  const tools = await openCrewTools(crew, {
-    crewDir: config.crewDir,
-    env: options.env,
-    workspaceRoot: workspace,
-    crewdState: crewdStatePaths(config.database),
-    logger,
+  const lifecycle = new ProcessLifecycle({
+    onStopError: (part, error) => logger.warn({ err: error, part }, 'could not stop cleanly'),
   });
   try {
-    checkCrew(crew, { models, tools, defaultModel: config.defaultModel });
+    return await wire(lifecycle, config, { ...options, logger, clock, warn });
   } catch (error) {
-    await tools.close();
-    throw error;
+    return lifecycle.fail(error);
   }
+}
+
+interface WiringOptions extends StartOptions {
+  readonly logger: Logger;
+  readonly clock: () => Date;
+  readonly warn: (message: string) => void;
+}
+
+async function wire(
+  lifecycle: ProcessLifecycle,
+  config: ServeConfig,
+  options: WiringOptions,
+): Promise<RunningServer> {
+  const { logger, clock } = options;
+  const workspace = workspaceRoot(config.database);
+  const { crew, models, tools } = await lifecycle.open(
+    'the crew',
+    () =>
+      openCrewRuntime({
+        crewDir: config.crewDir,
+        ...(config.crewName === undefined ? {} : { crewName: config.crewName }),
+        env: options.env,
+        warn: options.warn,
+        allowPartial: config.allowPartial ?? false,
+        defaultModel: config.defaultModel,
+        tools: { workspaceRoot: workspace, crewdState: crewdStatePaths(config.database), logger },
+        check: true,
+      }),
+    (runtime) => runtime.close(),
+  );
+  const tracing = await lifecycle.open(
+    'tracing',
+    () => openTracing(options.env),
+    async (opened) => {
+      await opened
+        ?.shutdown()
+        .catch((error: unknown) => logger.warn({ err: error }, 'could not send the last traces'));
+    },
+  );
+  const outputFiles = WorkspaceFiles.underRoot(workspace);
   const schedule = parseRetrySchedule(config.webhookRetrySchedule);
   // This process's name on the leases it holds, its liveness lock and its notices.
   const processId = newProcessId();
@@ -103,14 +125,26 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
     { countByState: stateCounts.read, countFailedDeliveries: () => store.countFailedMessages() },
     { processMetrics: true },
   );
-  const opened = await openStore(config.database, {
-    processId,
-    onError: (error) => logger.error({ err: error }, 'store background work failed'),
-  }).catch(async (error: unknown) => {
-    await tools.close();
-    throw error;
-  });
-  const store = countingStoreErrors(opened, (kind) => metrics.observeStoreError(kind));
+  const store = await lifecycle.open(
+    'the store',
+    async () => {
+      const opened = countingStoreErrors(
+        await openStore(config.database, {
+          processId,
+          onError: (error) => logger.error({ err: error }, 'store background work failed'),
+        }),
+        (kind) => metrics.observeStoreError(kind),
+      );
+      try {
+        await opened.migrate();
+      } catch (error) {
+        await opened.close();
+        throw error;
+      }
+      return opened;
+    },
+    (opened) => opened.close(),
+  );
   // Work outside requests (running executions, recovery, webhooks) waits out an outage; it says so once in a while.
   const outageLog = new UnavailableLog(
     logger,
@@ -121,13 +155,6 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
     if (isStoreUnavailable(error)) outageLog.record(error, work);
     else logger.warn({ err: error }, message);
   };
-  try {
-    await store.migrate();
-  } catch (error) {
-    await store.close();
-    await tools.close();
-    throw error;
-  }
 
   const tokens = createTokenService({ store, clock });
   if (config.orgToken !== undefined) {
@@ -230,63 +257,43 @@ export async function startServer(config: ServeConfig, options: StartOptions): P
   });
 
   // Before any request can lease work to this process: from here on, other processes know it is alive.
-  await store.feed.start(
-    followOtherProcesses({
-      events,
-      runner,
-      claims,
-      clock,
-      onNoticeLag: (seconds) => coordination.observeNoticeLag(seconds),
-    }),
+  await lifecycle.start(
+    feedPart(
+      store.feed,
+      followOtherProcesses({
+        events,
+        runner,
+        claims,
+        clock,
+        onNoticeLag: (seconds) => coordination.observeNoticeLag(seconds),
+      }),
+      {
+        releaseLeases: () => runner.releaseLeases(),
+        onReleaseFailed: (error) => logger.warn({ err: error }, 'could not release execution leases'),
+      },
+    ),
   );
-  try {
-    await server.listen({ port: config.port, host: config.host });
-  } catch (error) {
-    await server.close();
-    await store.close();
-    await tools.close();
-    throw error;
-  }
+  await lifecycle.start(
+    listenerPart(server, { port: config.port, host: config.host, graceMs: config.shutdownGraceMs }),
+  );
   // Only once listening, so a second start that fails never revokes the token a running server printed.
   const startupToken = config.orgToken === undefined ? await replaceStartupToken(tokens) : undefined;
   const address = server.server.address();
   const port = typeof address === 'object' && address !== null ? address.port : config.port;
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
-  worker.start();
-  await claims.start();
-  const retention = startRetention(config, {
-    store,
-    clock,
-    logger,
-    forget: (id) => service.forgetDeleted(id),
-  });
+  await lifecycle.start(webhookWorkerPart(worker));
+  await lifecycle.start(executionsPart({ claims, runner, dispatcher, graceMs: config.shutdownGraceMs }));
+  await lifecycle.open(
+    'retention',
+    () =>
+      Promise.resolve(
+        startRetention(config, { store, clock, logger, forget: (id) => service.forgetDeleted(id) }),
+      ),
+    async (retention) => retention?.stop(),
+  );
+  lifecycle.running();
 
-  return {
-    url,
-    startupToken,
-    async close() {
-      claims.stop();
-      await retention?.stop();
-      runner.beginShutdown();
-      // Open requests share the grace period with running tasks; a client still sending after it (or never
-      // finishing its request) has its connection closed, so it cannot hold the shutdown.
-      const forceClose = setTimeout(() => server.server.closeAllConnections(), config.shutdownGraceMs);
-      const serverClosed = server.close().finally(() => clearTimeout(forceClose));
-      await dispatcher.drain(config.shutdownGraceMs);
-      runner.stopAll('shutdown');
-      await dispatcher.drain(1000);
-      await serverClosed;
-      await runner
-        .releaseLeases()
-        .catch((error: unknown) => logger.warn({ err: error }, 'could not release execution leases'));
-      await worker.stop();
-      await tools.close();
-      await store.close();
-      await tracing
-        ?.shutdown()
-        .catch((error: unknown) => logger.warn({ err: error }, 'could not send the last traces'));
-    },
-  };
+  return { url, startupToken, close: () => lifecycle.stop() };
 }
 
 /** With `CREWD_RETENTION`, deletes finished executions older than that now and then; none without it. */

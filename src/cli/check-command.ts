@@ -1,10 +1,8 @@
 import type { Command } from 'commander';
-import { loadCrew } from '../crew/load-crew.ts';
 import { withProjectEnv } from '../crew/project-env.ts';
 import { CrewdError } from '../domain/errors.ts';
-import { createModelResolver } from '../llm/resolve-model.ts';
 import { defaultDatabasePath } from '../config.ts';
-import { openCrewTools } from '../tools/open-crew-tools.ts';
+import { openCrewRuntime } from '../runtime/crew-runtime.ts';
 import { crewdStatePaths, workspaceRoot } from '../workspace/execution-workspace.ts';
 import type { CliContext } from './cli-context.ts';
 import { migrationReport } from './migration-report.ts';
@@ -19,22 +17,19 @@ export function registerCheckCommand(program: Command, context: CliContext): voi
     .action(async (crewDir: string, options: { crew?: string }) => {
       const env = await withProjectEnv(crewDir, context.env);
       const warnings: string[] = [];
-      const dropped: string[] = [];
-      const crew = await loadCrew(crewDir, {
-        warn: (message) => warnings.push(message),
-        drop: (message) => dropped.push(message),
-        env,
-        ...(options.crew === undefined ? {} : { crew: options.crew }),
-      });
-      // Only resolved, never called: the check costs nothing and sends nothing.
-      const models = createModelResolver({ env, baseDir: crewDir });
-      const defaultModel = env.MODEL === '' ? undefined : env.MODEL;
-      const tools = await openCrewTools(crew, {
+      const runtime = await openCrewRuntime({
         crewDir,
+        ...(options.crew === undefined ? {} : { crewName: options.crew }),
         env,
-        workspaceRoot: workspaceRoot(defaultDatabasePath),
-        crewdState: crewdStatePaths(defaultDatabasePath),
+        warn: (message) => warnings.push(message),
+        // Reported rather than refused: the report lists what would be left out in a section of its own.
+        drop: () => undefined,
+        allowPartial: true,
+        defaultModel: env.MODEL === '' ? undefined : env.MODEL,
+        tools: { workspaceRoot: workspaceRoot(defaultDatabasePath), crewdState: crewdStatePaths(defaultDatabasePath) },
+        check: false,
       });
+      const { crew, models, tools, defaultModel, dropped } = runtime;
       let report: ReturnType<typeof migrationReport>;
       try {
         report = migrationReport(crew, { warnings, dropped }, { models, tools, defaultModel });
@@ -46,7 +41,7 @@ export function registerCheckCommand(program: Command, context: CliContext): voi
           };
         }
       } finally {
-        await tools.close();
+        await runtime.close();
       }
       context.stdout.write(report.text);
       if (report.problems > 0) {

@@ -2,19 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { checkInputs } from '../crew/placeholders.ts';
-import { loadCrew } from '../crew/load-crew.ts';
 import { withProjectEnv } from '../crew/project-env.ts';
-import { refusePartialCrew } from '../crew/refuse-partial-crew.ts';
 import type { CrewDefinition, CrewInputs } from '../domain/crew.ts';
 import { CrewdError, MissingInputsError } from '../domain/errors.ts';
 import type { TokenUsage } from '../domain/usage.ts';
-import { checkCrew } from '../engine/check-crew.ts';
 import type { OutputFiles } from '../engine/output-files.ts';
-import type { ToolRegistry } from '../engine/tool.ts';
-import type { ModelResolver } from '../llm/chat-model.ts';
-import { createModelResolver } from '../llm/resolve-model.ts';
 import { defaultDatabasePath } from '../config.ts';
-import { openCrewTools } from '../tools/open-crew-tools.ts';
+import { openCrewRuntime, type CrewRuntime } from '../runtime/crew-runtime.ts';
 import { crewdStatePaths, workspaceRoot } from '../workspace/execution-workspace.ts';
 import { WorkspaceFiles } from '../workspace/workspace-files.ts';
 import type { CliContext } from './cli-context.ts';
@@ -54,47 +48,38 @@ export async function runCrewInTerminal(
   const warn = (message: string): void => {
     stderr.write(`warning: ${message}\n`);
   };
-  const dropped: string[] = [];
-  const loaded = await loadCrew(crewDir, {
-    warn,
-    drop: (message) => {
-      dropped.push(message);
-      warn(message);
-    },
-    env,
-    ...(options.crew === undefined ? {} : { crew: options.crew }),
-  });
-  refusePartialCrew(dropped, options.allowPartial ?? false);
-  checkRunInputs(loaded, inputs);
-  const crew = options.model === undefined ? loaded : withModel(loaded, options.model);
-  const models = createModelResolver({ env, baseDir: crewDir, recordFile: options.record });
-  const tools = await openCrewTools(crew, {
+  const runtime = await openCrewRuntime({
     crewDir,
+    ...(options.crew === undefined ? {} : { crewName: options.crew }),
     env,
-    workspaceRoot: workspaceRoot(defaultDatabasePath),
-    crewdState: crewdStatePaths(defaultDatabasePath),
+    warn,
+    allowPartial: options.allowPartial ?? false,
+    defaultModel: env.MODEL === '' ? undefined : env.MODEL,
+    prepare: (loaded) => {
+      checkRunInputs(loaded, inputs);
+      return options.model === undefined ? loaded : withModel(loaded, options.model);
+    },
+    recordFile: options.record,
+    tools: { workspaceRoot: workspaceRoot(defaultDatabasePath), crewdState: crewdStatePaths(defaultDatabasePath) },
+    check: true,
   });
   try {
-    const defaultModel = env.MODEL === '' ? undefined : env.MODEL;
-    // Every agent's model names, credentials and tools are checked now rather than after the first task has started.
-    checkCrew(crew, { models, tools, defaultModel });
     const outputDir = path.resolve(options.outputDir ?? '.');
     const outputFiles = new WorkspaceFiles(() => outputDir);
-    await runOpenCrew(crew, inputs, { ...context, env, models, tools, scripted, outputFiles });
+    await runOpenCrew(runtime, inputs, { ...context, scripted, outputFiles });
   } finally {
-    await tools.close();
+    await runtime.close();
   }
 }
 
 interface OpenCrew extends CliContext {
-  readonly models: ModelResolver;
-  readonly tools: ToolRegistry;
   readonly scripted: readonly string[] | undefined;
   readonly outputFiles: OutputFiles;
 }
 
-async function runOpenCrew(crew: CrewDefinition, inputs: CrewInputs, context: OpenCrew): Promise<void> {
-  const { env, stderr, stdout, models, tools, scripted } = context;
+async function runOpenCrew(runtime: CrewRuntime, inputs: CrewInputs, context: OpenCrew): Promise<void> {
+  const { stderr, stdout, scripted } = context;
+  const { crew, models, tools, defaultModel } = runtime;
   let lines: LineSource | undefined;
   const lineSource = (): LineSource => {
     lines ??=
@@ -119,7 +104,7 @@ async function runOpenCrew(crew: CrewDefinition, inputs: CrewInputs, context: Op
       models,
       tools,
       outputFiles: context.outputFiles,
-      defaultModel: env.MODEL === '' ? undefined : env.MODEL,
+      defaultModel,
       signal: controller.signal,
       onEvent: progress.onEvent,
       review: async (output) => {
