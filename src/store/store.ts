@@ -137,7 +137,10 @@ export interface ExecutionStore {
   claimExecutions(owner: string, now: Date, until: Date, limit: number): Promise<readonly ClaimedExecution[]>;
   /** Releases every lease this owner holds (a clean shutdown), so another process may go on at once. */
   releaseLeases(owner: string): Promise<void>;
-  /** Applies the change when its guards hold; returns the updated execution, or null when they did not. */
+  /**
+   * Applies the change when its guards hold; returns the updated execution, or null when they did not. Rejects,
+   * writing nothing, a change whose `fromStates` and `state` break the transition table (`checkTransition`).
+   */
   applyChange(change: ExecutionChange): Promise<Execution | null>;
   /**
    * Counts executions in `states` (every state when absent) through the state index (metrics); the result has every

@@ -124,6 +124,25 @@ export function describeExecutionChangeContract(harness: StoreHarness): void {
       expect(await store.applyChange({ ...change, executionId: 'no-such-execution' })).toBeNull();
     });
 
+    it('refuses a change that breaks the transition table and writes nothing', async () => {
+      const store = await harness.open();
+      const { execution } = await store.createExecution(newExecution());
+      const change = (fromStates: ExecutionChange['fromStates'], state: ExecutionChange['state']) =>
+        store.applyChange({
+          executionId: execution.id,
+          fromStates,
+          state,
+          events: [{ type: 'x', data: {} }],
+          now: at(1),
+        });
+
+      await expect(change(['PENDING'], 'PAUSED')).rejects.toThrow('may not move from PENDING to PAUSED');
+      await expect(change(['PENDING', 'SUCCESS'], 'RUNNING')).rejects.toThrow('from SUCCESS to RUNNING');
+      expect(await store.getExecution(execution.id)).toEqual(execution);
+      expect(await store.listEvents(execution.id, 0, 10)).toEqual([]);
+      expect(await change(['PENDING'], 'RUNNING')).toMatchObject({ state: 'RUNNING' });
+    });
+
     it('appends outputs and feedback in order', async () => {
       const store = await harness.open();
       const { execution } = await store.createExecution(newExecution());
@@ -152,7 +171,13 @@ export function describeExecutionChangeContract(harness: StoreHarness): void {
       const store = await harness.open();
       const { execution } = await store.createExecution(newExecution());
       const pending = { taskId: 'review', attempt: 1, output: taskOutput('review') };
-      const base = { executionId: execution.id, fromStates: ['PENDING', 'PAUSED'] as const };
+      await store.applyChange({
+        executionId: execution.id,
+        fromStates: ['PENDING'],
+        state: 'RUNNING',
+        now: at(1),
+      });
+      const base = { executionId: execution.id, fromStates: ['RUNNING', 'PAUSED'] as const };
 
       expect((await store.applyChange({ ...base, state: 'PAUSED', pending, now: at(1) }))!.pending).toEqual(
         pending,
@@ -164,12 +189,26 @@ export function describeExecutionChangeContract(harness: StoreHarness): void {
     it('applies a change expecting a pending task and attempt only while exactly that input is pending', async () => {
       const store = await harness.open();
       const { execution } = await store.createExecution(newExecution());
-      const base = { executionId: execution.id, fromStates: ['PENDING', 'PAUSED'] as const, now: at(1) };
+      await store.applyChange({
+        executionId: execution.id,
+        fromStates: ['PENDING'],
+        state: 'RUNNING',
+        now: at(1),
+      });
+      const base = { executionId: execution.id, fromStates: ['RUNNING', 'PAUSED'] as const, now: at(1) };
       const expectReview = { taskId: 'review', attempt: 2 };
 
-      expect(await store.applyChange({ ...base, expectPending: expectReview, state: 'RUNNING' })).toBeNull();
+      expect(
+        await store.applyChange({
+          ...base,
+          fromStates: ['RUNNING'],
+          expectPending: expectReview,
+          state: 'PAUSED',
+        }),
+      ).toBeNull();
       await store.applyChange({
         ...base,
+        fromStates: ['RUNNING'],
         state: 'PAUSED',
         pending: { taskId: 'review', attempt: 2, output: taskOutput('review', 2) },
       });
@@ -179,11 +218,12 @@ export function describeExecutionChangeContract(harness: StoreHarness): void {
       expect(await store.applyChange({ ...base, expectPending: { taskId: 'write', attempt: 2 } })).toBeNull();
       const resumed = await store.applyChange({
         ...base,
+        fromStates: ['PAUSED'],
         expectPending: expectReview,
-        state: 'RUNNING',
+        state: 'PENDING',
         pending: null,
       });
-      expect(resumed).toMatchObject({ state: 'RUNNING', pending: null });
+      expect(resumed).toMatchObject({ state: 'PENDING', pending: null });
     });
 
     it('lets exactly one of several concurrent changes guarded on the same pending input win', async () => {
@@ -192,6 +232,12 @@ export function describeExecutionChangeContract(harness: StoreHarness): void {
       await store.applyChange({
         executionId: execution.id,
         fromStates: ['PENDING'],
+        state: 'RUNNING',
+        now: at(1),
+      });
+      await store.applyChange({
+        executionId: execution.id,
+        fromStates: ['RUNNING'],
         state: 'PAUSED',
         pending: { taskId: 'review', attempt: 1, output: taskOutput('review') },
         now: at(1),
@@ -201,7 +247,7 @@ export function describeExecutionChangeContract(harness: StoreHarness): void {
           executionId: execution.id,
           fromStates: ['PAUSED'],
           expectPending: { taskId: 'review', attempt: 1 },
-          state: 'RUNNING',
+          state: 'PENDING',
           pending: null,
           appendFeedback: { taskId: 'review', attempt: 1, text, approved: true, output: 'x' },
           events: [{ type: 'execution-resume', data: { text } }],
@@ -243,7 +289,7 @@ export function describeExecutionChangeContract(harness: StoreHarness): void {
 
       // The last change expects a state its execution is not in.
       const results = await Promise.all(
-        created.map((_, index) => start(index, index === 5 ? ['PAUSED'] : ['PENDING'])),
+        created.map((_, index) => start(index, index === 5 ? ['RUNNING'] : ['PENDING'])),
       );
 
       results.slice(0, 5).forEach((result, index) => {

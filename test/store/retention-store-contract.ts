@@ -15,12 +15,12 @@ async function executionEnded(
   await store.applyChange({
     executionId: execution.id,
     fromStates: ['PENDING'],
-    state: state === 'PENDING' ? undefined : state === 'PAUSED' ? 'RUNNING' : state,
+    state: state === 'PENDING' ? undefined : 'RUNNING',
     events: [{ type: 'execution-end', data: { state } }],
     outbox: [outboxMessage('https://hooks.example.com/crew')],
     now: at(endedAt),
   });
-  if (state === 'PAUSED') {
+  if (state !== 'PENDING' && state !== 'RUNNING') {
     await store.applyChange({ executionId: execution.id, fromStates: ['RUNNING'], state, now: at(endedAt) });
   }
   return execution.id;

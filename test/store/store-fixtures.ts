@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { noWebhooks } from '../../src/domain/execution.ts';
+import { canTransition, noWebhooks } from '../../src/domain/execution.ts';
 import type { ExecutionState } from '../../src/domain/execution.ts';
 import type { TaskOutput } from '../../src/domain/task-output.ts';
 import type { NewExecution, NewOutboxMessage, Store, TokenRecord } from '../../src/store/store.ts';
@@ -71,13 +71,16 @@ export async function createInState(
   overrides: Partial<NewExecution> = {},
 ): Promise<string> {
   const { execution } = await store.createExecution(newExecution(overrides));
-  if (state !== 'PENDING') {
+  const path: ExecutionState[] = canTransition('PENDING', state) ? [state] : ['RUNNING', state];
+  let from: ExecutionState = 'PENDING';
+  for (const to of state === 'PENDING' ? [] : path) {
     await store.applyChange({
       executionId: execution.id,
-      fromStates: ['PENDING'],
-      state,
+      fromStates: [from],
+      state: to,
       now: execution.createdAt,
     });
+    from = to;
   }
   return execution.id;
 }
