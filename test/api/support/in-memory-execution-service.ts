@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { CrewDefinition } from '../../../src/domain/crew.ts';
 import { CrewdError, MissingInputsError } from '../../../src/domain/errors.ts';
 import { isFinished } from '../../../src/domain/execution.ts';
+import { approvalCompletes } from '../../../src/engine/execution-standing.ts';
 import type { Execution, ExecutionState } from '../../../src/domain/execution.ts';
 import type {
   Caller,
@@ -128,7 +129,7 @@ export class InMemoryExecutionService implements ExecutionService {
         this.put({ ...execution, state: 'PENDING', pending: null });
         return { status: 'retrying', message: `Task ${request.taskId} runs again with the feedback` };
       }
-      const last = this.crew.tasks.at(-1)?.name === request.taskId;
+      const last = approvalCompletes(this.crew, execution.outputs, request.taskId);
       this.put({
         ...execution,
         state: last ? 'SUCCESS' : 'PENDING',
