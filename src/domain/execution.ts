@@ -39,7 +39,11 @@ export function checkTransition(fromStates: readonly ExecutionState[], to: Execu
   }
 }
 
-export function isFinished(state: ExecutionState): boolean {
+/** The states an execution ends in: nothing moves it further. */
+export const finishedStates = ['SUCCESS', 'FAILED', 'REVOKED'] as const;
+export type FinishedState = (typeof finishedStates)[number];
+
+export function isFinished(state: ExecutionState): state is FinishedState {
   return transitions[state].length === 0;
 }
 

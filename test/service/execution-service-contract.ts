@@ -232,7 +232,7 @@ export function describeExecutionServiceContract(
         await subject.finish(kickoffId, 'SUCCESS');
         await reading;
 
-        const notes = read.filter((event) => event.type === 'note');
+        const notes = read.filter((event) => (event.type as string) === 'note');
         expect(notes.map((event) => event.data)).toEqual([{ n: 2 }, { n: 3 }]);
         expect(read[0]!.sequence).toBe(2);
         expect(read.map((event) => event.sequence)).toEqual(

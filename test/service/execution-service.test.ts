@@ -1,3 +1,4 @@
+import { anyLogEntry } from '../store/store-fixtures.ts';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -69,8 +70,8 @@ describeExecutionServiceContract('the crew service over SQLite', async () => {
       await moveTo(id, 'PAUSED', { pending });
     },
     appendEvent: (id, type, data) =>
-      apply({ executionId: id, fromStates: executionStates, events: [{ type, data }], now: now() }),
-    finish: (id, state) => moveTo(id, state, { events: [{ type: 'execution-end', data: { state } }] }),
+      apply({ executionId: id, fromStates: executionStates, events: [anyLogEntry(type, data)], now: now() }),
+    finish: (id, state) => moveTo(id, state, { events: [anyLogEntry('execution-end', { state })] }),
     close: async () => {
       await store.close();
       rmSync(dir, { recursive: true, force: true });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { AgentStep } from '../../src/domain/events.ts';
 import type { ExecutionChange, NewOutboxMessage } from '../../src/store/store.ts';
 import type { StoreHarness } from './store-harness.ts';
-import { at, newExecution, outboxMessage, t0, taskOutput } from './store-fixtures.ts';
+import { at, newExecution, outboxMessage, t0, taskOutput, anyLogEntry } from './store-fixtures.ts';
 
 const step: AgentStep = {
   taskId: 'research',
@@ -113,7 +113,7 @@ export function describeExecutionChangeContract(harness: StoreHarness): void {
         fromStates: ['RUNNING', 'PAUSED'],
         state: 'SUCCESS',
         appendOutput: taskOutput('research'),
-        events: [{ type: 'execution-end', data: {} }],
+        events: [anyLogEntry('execution-end', {})],
         outbox: [outboxMessage('https://hooks.example.com/crew')],
         now: at(5),
       };
@@ -132,7 +132,7 @@ export function describeExecutionChangeContract(harness: StoreHarness): void {
           executionId: execution.id,
           fromStates,
           state,
-          events: [{ type: 'x', data: {} }],
+          events: [anyLogEntry('x', {})],
           now: at(1),
         });
 
@@ -250,7 +250,7 @@ export function describeExecutionChangeContract(harness: StoreHarness): void {
           state: 'PENDING',
           pending: null,
           appendFeedback: { taskId: 'review', attempt: 1, text, approved: true, output: 'x' },
-          events: [{ type: 'execution-resume', data: { text } }],
+          events: [anyLogEntry('execution-resume', { text })],
           now: at(2),
         });
 
@@ -279,10 +279,7 @@ export function describeExecutionChangeContract(harness: StoreHarness): void {
           state: 'RUNNING',
           patch: { currentTask: `task-${index}` },
           appendOutput: taskOutput(`task-${index}`),
-          events: [
-            { type: 'task-start', data: { index } },
-            { type: 'task-end', data: { index } },
-          ],
+          events: [anyLogEntry('task-start', { index }), anyLogEntry('task-end', { index })],
           outbox: [messages[index]!],
           now: at(1),
         });
@@ -336,7 +333,7 @@ export function describeExecutionChangeContract(harness: StoreHarness): void {
           executionId: created[index]!.id,
           fromStates: ['PENDING'],
           state: 'RUNNING',
-          events: [{ type: 'task-start', data: { index } }],
+          events: [anyLogEntry('task-start', { index })],
           outbox: [message],
           now: at(2),
         });

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ExecutionState } from '../../src/domain/execution.ts';
 import type { Store } from '../../src/store/store.ts';
 import type { StoreHarness } from './store-harness.ts';
-import { at, newExecution, outboxMessage } from './store-fixtures.ts';
+import { at, newExecution, outboxMessage, anyLogEntry } from './store-fixtures.ts';
 
 /** An execution created at `createdAt` seconds that reached `state` at `endedAt`, with an event and a message. */
 async function executionEnded(
@@ -16,7 +16,7 @@ async function executionEnded(
     executionId: execution.id,
     fromStates: ['PENDING'],
     state: state === 'PENDING' ? undefined : 'RUNNING',
-    events: [{ type: 'execution-end', data: { state } }],
+    events: [anyLogEntry('execution-end', { state })],
     outbox: [outboxMessage('https://hooks.example.com/crew')],
     now: at(endedAt),
   });

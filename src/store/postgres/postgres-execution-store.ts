@@ -1,6 +1,11 @@
 import { executionPage } from '../execution-cursor.ts';
 import { executionChangeValues, executionQueryValues, newExecutionValues } from '../row-encoder.ts';
-import { checkTransition, executionStates, type Execution, type ExecutionState } from '../../domain/execution.ts';
+import {
+  checkTransition,
+  executionStates,
+  type Execution,
+  type ExecutionState,
+} from '../../domain/execution.ts';
 import type { EventStore, ExecutionStore } from '../store.ts';
 import { createChangeBatcher } from './change-batcher.ts';
 import { livenessKeySql, liveOwnerKeys, noticeSql } from './liveness.ts';

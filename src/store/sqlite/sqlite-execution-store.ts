@@ -1,6 +1,11 @@
 import { executionPage } from '../execution-cursor.ts';
 import { executionChangeValues, executionQueryValues, newExecutionValues } from '../row-encoder.ts';
-import { checkTransition, executionStates, type Execution, type ExecutionState } from '../../domain/execution.ts';
+import {
+  checkTransition,
+  executionStates,
+  type Execution,
+  type ExecutionState,
+} from '../../domain/execution.ts';
 import type { EventStore, ExecutionChange, ExecutionStore } from '../store.ts';
 import { endedProcesses, type ProcessLocks } from './process-locks.ts';
 import type { SqliteContext } from './sqlite-context.ts';

@@ -53,7 +53,14 @@ export class InMemoryExecutionService implements ExecutionService {
 
   appendEvent(executionId: string, type: string, data: Record<string, unknown>): StoredExecutionEvent {
     const log = this.#events.get(executionId) ?? [];
-    const event = { executionId, type, data, sequence: log.length + 1, createdAt: new Date() };
+    // The HTTP tests stream whatever entries they write; the store's union does not bind them.
+    const event = {
+      executionId,
+      type,
+      data,
+      sequence: log.length + 1,
+      createdAt: new Date(),
+    } as StoredExecutionEvent;
     log.push(event);
     this.#events.set(executionId, log);
     this.#notify();
