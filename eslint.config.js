@@ -51,6 +51,56 @@ export default tseslint.config(
       '@typescript-eslint/no-unsafe-return': 'off',
     },
   },
+  // The layers of README's "Inside": each folder of src/ imports only the layers below it, so an upward import fails
+  // lint. Folders not named here (entry points such as cli/) may import anything.
+  {
+    files: ['src/**/*.ts'],
+    ignores: ['src/**/*.test.ts'],
+    rules: { 'import-x/no-restricted-paths': ['error', { zones: layerZones() }] },
+  },
+  // The client is published on its own: it may take the API's request and response types, never its code.
+  {
+    files: ['src/client/**/*.ts'],
+    ignores: ['src/**/*.test.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['**/api/*'],
+              allowTypeImports: true,
+              message: 'The client takes only types from the API.',
+            },
+          ],
+        },
+      ],
+    },
+  },
   // Plain-JavaScript MCP servers (examples, test fixtures) run with node alone and sit outside the TypeScript project.
   { files: ['**/*.mjs'], ...tseslint.configs.disableTypeChecked },
 );
+
+/** What each layer of src/ may import besides itself; everything else in src/ is off limits to it. */
+function layerZones() {
+  const below = {
+    domain: [],
+    crew: ['domain'],
+    llm: ['domain'],
+    store: ['domain'],
+    engine: ['domain', 'crew', 'llm'],
+    workspace: ['domain', 'engine'],
+    webhooks: ['domain', 'store'],
+    observability: ['domain', 'store'],
+    tools: ['domain', 'engine', 'webhooks'],
+    service: ['domain', 'crew', 'engine', 'llm', 'store', 'webhooks', 'observability'],
+    api: ['domain', 'engine', 'service', 'store', 'webhooks', 'observability', 'tools'],
+    client: ['domain', 'api'],
+  };
+  return Object.entries(below).map(([layer, allowed]) => ({
+    target: `./src/${layer}`,
+    from: './src',
+    except: [`./${layer}`, ...allowed.map((name) => `./${name}`)],
+    message: `src/${layer} may import only ${[layer, ...allowed].join(', ')} (README, "Inside").`,
+  }));
+}

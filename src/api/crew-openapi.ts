@@ -7,7 +7,7 @@ import {
   humanInputPayloadSchema,
   stepPayloadSchema,
   taskPayloadSchema,
-} from '../webhooks/payloads.ts';
+} from '../domain/webhook-payloads.ts';
 
 type JsonObject = Record<string, unknown>;
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { executionStates } from '../domain/execution.ts';
-import { stepPayloadSchema, taskPayloadSchema } from '../webhooks/payloads.ts';
+import { stepPayloadSchema, taskPayloadSchema } from '../domain/webhook-payloads.ts';
 
 /** Response schemas: they shape what the API sends and describe it in the OpenAPI document. */
 

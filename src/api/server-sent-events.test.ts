@@ -22,11 +22,13 @@ describe('formatEvent', () => {
     const text = formatEvent({
       executionId: 'e',
       sequence: 12,
-      type: 'task-end',
-      data: { output: 'two\nlines' },
+      type: 'human-input-request',
+      data: { task_id: 'review', output: 'two\nlines', attempt: 1 },
       createdAt: new Date(),
     });
 
-    expect(text).toBe('id: 12\nevent: task-end\ndata: {"output":"two\\nlines"}\n\n');
+    expect(text).toBe(
+      'id: 12\nevent: human-input-request\ndata: {"task_id":"review","output":"two\\nlines","attempt":1}\n\n',
+    );
   });
 });

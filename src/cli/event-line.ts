@@ -1,39 +1,42 @@
-import type { NewExecutionEvent } from '../store/store.ts';
+import type { ExecutionLogEvent } from '../domain/execution-log.ts';
 
 /**
  * One line for people about an execution event, as `crewd serve` prints them on a terminal; nothing for a model
  * call or the start of a guardrail check, since the events that follow them say what came of them.
  */
-export function eventLine(executionId: string, event: NewExecutionEvent, at: Date): string {
-  if (event.type === 'model-call-end' || event.type === 'guardrail-start') return '';
-  const data = event.data;
-  const task = typeof data.task_id === 'string' ? data.task_id : '';
+export function eventLine(executionId: string, event: ExecutionLogEvent, at: Date): string {
+  const text = describe(event);
+  if (text === '') return '';
   const time = at.toISOString().slice(11, 19);
-  const text = describe(event.type, data, task);
   return `${time} ${executionId.slice(0, 8)} ${text}\n`;
 }
 
-function describe(type: string, data: Readonly<Record<string, unknown>>, task: string): string {
-  switch (type) {
+function describe(event: ExecutionLogEvent): string {
+  switch (event.type) {
+    case 'model-call-end':
+    case 'guardrail-start':
+      return '';
     case 'execution-start':
       return 'started';
-    case 'task-start':
-      return `${task}: started by ${String(data.agent)}${Number(data.attempt) > 1 ? ` (attempt ${String(data.attempt)})` : ''}`;
-    case 'step-end':
-      return typeof data.tool === 'string' ? `${task}: used ${data.tool}` : `${task}: final answer`;
-    case 'guardrail-end':
-      return `${task}: guardrail ${data.success === true ? 'passed' : `failed: ${String(data.error)}`}`;
-    case 'task-end':
-      return `${task}: done`;
-    case 'human-input-request':
-      return `${task}: waiting for review`;
-    case 'execution-resume':
-      return `${task}: ${data.is_approve === true ? 'approved' : 'sent back'}`;
-    case 'execution-end': {
-      const error = typeof data.error === 'string' ? `: ${data.error}` : '';
-      return `${String(data.state)}${error}`;
+    case 'task-start': {
+      const { task_id, agent, attempt } = event.data;
+      return `${task_id}: started by ${agent}${attempt > 1 ? ` (attempt ${attempt})` : ''}`;
     }
-    default:
-      return type;
+    case 'step-end':
+      return event.data.tool === null
+        ? `${event.data.task_id}: final answer`
+        : `${event.data.task_id}: used ${event.data.tool}`;
+    case 'guardrail-end':
+      return `${event.data.task_id}: guardrail ${event.data.success ? 'passed' : `failed: ${String(event.data.error)}`}`;
+    case 'task-end':
+      return `${event.data.task_id}: done`;
+    case 'human-input-request':
+      return `${event.data.task_id}: waiting for review`;
+    case 'execution-resume':
+      return `${event.data.task_id}: ${event.data.is_approve ? 'approved' : 'sent back'}`;
+    case 'execution-end': {
+      const error = event.data.error === null ? '' : `: ${event.data.error}`;
+      return `${event.data.state}${error}`;
+    }
   }
 }

@@ -5,7 +5,10 @@ import type { TokenUsage } from './usage.ts';
 export const executionStates = ['PENDING', 'RUNNING', 'PAUSED', 'SUCCESS', 'FAILED', 'REVOKED'] as const;
 export type ExecutionState = (typeof executionStates)[number];
 
-/** Allowed state changes; `canTransition` is the one place they are checked. */
+/**
+ * Allowed state changes. Every change that moves an execution is checked against this table by
+ * `checkTransition`, which both stores call before they write.
+ */
 export const transitions: Record<ExecutionState, readonly ExecutionState[]> = {
   PENDING: ['RUNNING', 'FAILED', 'REVOKED'],
   RUNNING: ['PAUSED', 'SUCCESS', 'FAILED', 'REVOKED'],
@@ -19,7 +22,28 @@ export function canTransition(from: ExecutionState, to: ExecutionState): boolean
   return transitions[from].includes(to);
 }
 
-export function isFinished(state: ExecutionState): boolean {
+/** Every state from which an execution may move to `to`, in the order of `executionStates`. */
+export function statesLeadingTo(to: ExecutionState): readonly ExecutionState[] {
+  return executionStates.filter((from) => canTransition(from, to));
+}
+
+/**
+ * Throws when a change that applies only in `fromStates` would move an execution to `to` against the table: a
+ * defect in crewd, never a request's fault. A change that keeps the state (`to` undefined, or the state it applies in) moves nothing.
+ */
+export function checkTransition(fromStates: readonly ExecutionState[], to: ExecutionState | undefined): void {
+  if (to === undefined) return;
+  const refused = fromStates.filter((from) => from !== to && !canTransition(from, to));
+  if (refused.length > 0) {
+    throw new Error(`An execution may not move from ${refused.join(', ')} to ${to}`);
+  }
+}
+
+/** The states an execution ends in: nothing moves it further. */
+export const finishedStates = ['SUCCESS', 'FAILED', 'REVOKED'] as const;
+export type FinishedState = (typeof finishedStates)[number];
+
+export function isFinished(state: ExecutionState): state is FinishedState {
   return transitions[state].length === 0;
 }
 

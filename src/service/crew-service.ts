@@ -2,7 +2,7 @@ import { checkInputs } from '../crew/placeholders.ts';
 import { hashJson } from '../domain/canonical-json.ts';
 import type { CrewDefinition } from '../domain/crew.ts';
 import { CrewdError } from '../domain/errors.ts';
-import { isFinished, type Execution, type WebhookTargets } from '../domain/execution.ts';
+import { isFinished, statesLeadingTo, type Execution, type WebhookTargets } from '../domain/execution.ts';
 import type { HumanFeedback } from '../domain/task-output.ts';
 import { approvalCompletes } from '../engine/execution-standing.ts';
 import type {
@@ -231,7 +231,7 @@ export class CrewService implements ExecutionService {
     const ended: Execution = { ...execution, state: 'REVOKED', currentTask: null, finishedAt: now };
     const unsent: ExecutionChange = {
       executionId,
-      fromStates: ['PENDING', 'RUNNING', 'PAUSED'],
+      fromStates: statesLeadingTo('REVOKED'),
       state: 'REVOKED',
       pending: null,
       patch: { currentTask: null, finishedAt: now },

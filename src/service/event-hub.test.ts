@@ -1,3 +1,4 @@
+import { anyLogEntry } from '../../test/store/store-fixtures.ts';
 import { describe, expect, it } from 'vitest';
 import type { Execution } from '../domain/execution.ts';
 import type { ExecutionChange } from '../store/store.ts';
@@ -12,7 +13,7 @@ function committed(executionId: string, lastEventSequence: number, count: number
   const change: ExecutionChange = {
     executionId,
     fromStates: ['RUNNING'],
-    events: Array.from({ length: count }, (_, index) => ({ type: `event-${index}`, data: { index } })),
+    events: Array.from({ length: count }, (_, index) => anyLogEntry(`event-${index}`, { index })),
     now,
   };
   return [execution, change] as const;

@@ -19,10 +19,9 @@ export class EventHub {
     if (subscriptions === undefined || change.events === undefined || change.events.length === 0) return;
     const first = execution.lastEventSequence - change.events.length + 1;
     const events = change.events.map((event, index): StoredExecutionEvent => ({
+      ...event,
       executionId: execution.id,
       sequence: first + index,
-      type: event.type,
-      data: event.data,
       createdAt: change.now,
     }));
     for (const subscription of subscriptions) subscription.push(events);

@@ -1,7 +1,7 @@
 import type { AgentStep, EngineEvent, GuardrailCheck } from '../domain/events.ts';
-import type { Execution } from '../domain/execution.ts';
+import { isFinished, type Execution } from '../domain/execution.ts';
 import type { HumanFeedback, TaskOutput } from '../domain/task-output.ts';
-import type { NewExecutionEvent } from '../store/store.ts';
+import type { ExecutionLogData, ExecutionLogEvent } from '../domain/execution-log.ts';
 import { stepPayload, taskPayload } from '../webhooks/payloads.ts';
 
 type Meta = Execution['meta'];
@@ -11,18 +11,18 @@ export const executionEndType = 'execution-end';
 
 /** The entries of an execution's event log (served as Server-Sent Events), in the webhook payloads' shapes. */
 export const eventRecord = {
-  executionStarted(): NewExecutionEvent {
+  executionStarted(): ExecutionLogEvent {
     return { type: 'execution-start', data: { state: 'RUNNING' } };
   },
 
-  taskStarted(event: Extract<EngineEvent, { type: 'task-start' }>): NewExecutionEvent {
+  taskStarted(event: Extract<EngineEvent, { type: 'task-start' }>): ExecutionLogEvent {
     return {
       type: 'task-start',
       data: { task_id: event.taskId, agent: event.agent, attempt: event.attempt },
     };
   },
 
-  stepEnded(kickoffId: string, step: AgentStep, meta: Meta): NewExecutionEvent {
+  stepEnded(kickoffId: string, step: AgentStep, meta: Meta): ExecutionLogEvent {
     const payload = stepPayload(kickoffId, step, meta);
     return {
       type: 'step-end',
@@ -31,7 +31,7 @@ export const eventRecord = {
   },
 
   /** A model's answer; with the tool results that follow it, the journal a crashed task attempt goes on from. */
-  modelCallEnded(event: Extract<EngineEvent, { type: 'model-call-end' }>): NewExecutionEvent {
+  modelCallEnded(event: Extract<EngineEvent, { type: 'model-call-end' }>): ExecutionLogEvent {
     const { promptTokens, completionTokens, totalTokens } = event.usage;
     return {
       type: 'model-call-end',
@@ -53,48 +53,47 @@ export const eventRecord = {
   },
 
   /** A guardrail check begins (crewAI's llm_guardrail_started). */
-  guardrailStarted(event: Extract<EngineEvent, { type: 'guardrail-start' }>): NewExecutionEvent {
+  guardrailStarted(event: Extract<EngineEvent, { type: 'guardrail-start' }>): ExecutionLogEvent {
     return { type: 'guardrail-start', data: guardrailFields(event.check) };
   },
 
   /** A guardrail check's result (crewAI's llm_guardrail_completed); the journal counts it as done. */
-  guardrailEnded(event: Extract<EngineEvent, { type: 'guardrail-end' }>): NewExecutionEvent {
+  guardrailEnded(event: Extract<EngineEvent, { type: 'guardrail-end' }>): ExecutionLogEvent {
     return {
       type: 'guardrail-end',
       data: { ...guardrailFields(event.check), success: event.success, error: event.error },
     };
   },
 
-  taskEnded(kickoffId: string, output: TaskOutput, meta: Meta): NewExecutionEvent {
+  taskEnded(kickoffId: string, output: TaskOutput, meta: Meta): ExecutionLogEvent {
     return {
       type: 'task-end',
       data: { ...taskPayload(kickoffId, output, output.taskId, meta), attempt: output.attempt },
     };
   },
 
-  humanInputRequested(output: TaskOutput): NewExecutionEvent {
+  humanInputRequested(output: TaskOutput): ExecutionLogEvent {
     return {
       type: 'human-input-request',
       data: { task_id: output.taskId, output: output.output, attempt: output.attempt },
     };
   },
 
-  executionResumed(feedback: HumanFeedback): NewExecutionEvent {
+  executionResumed(feedback: HumanFeedback): ExecutionLogEvent {
     return {
       type: 'execution-resume',
       data: { task_id: feedback.taskId, attempt: feedback.attempt, is_approve: feedback.approved },
     };
   },
 
-  executionEnded(execution: Execution): NewExecutionEvent {
-    return {
-      type: executionEndType,
-      data: { state: execution.state, result: execution.result, error: execution.error },
-    };
+  executionEnded(execution: Execution): ExecutionLogEvent {
+    const { state } = execution;
+    if (!isFinished(state)) throw new Error(`An execution in ${state} has not ended`);
+    return { type: 'execution-end', data: { state, result: execution.result, error: execution.error } };
   },
 };
 
-function guardrailFields(check: GuardrailCheck): Record<string, unknown> {
+function guardrailFields(check: GuardrailCheck): ExecutionLogData<'guardrail-start'> {
   return {
     task_id: check.taskId,
     attempt: check.attempt,

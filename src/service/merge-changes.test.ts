@@ -1,3 +1,4 @@
+import { anyLogEntry } from '../../test/store/store-fixtures.ts';
 import { describe, expect, it } from 'vitest';
 import type { TaskOutput } from '../domain/task-output.ts';
 import type { ExecutionChange } from '../store/store.ts';
@@ -17,7 +18,7 @@ describe('mergeChanges', () => {
         currentTask: 'a',
         usage: { promptTokens: 1, completionTokens: 1, totalTokens: 2, successfulRequests: 1 },
       },
-      events: [{ type: 'task-end', data: {} }],
+      events: [anyLogEntry('task-end', {})],
       outbox: [{ id: 'm1', kind: 'task', url: 'http://x', payload: {}, headers: {} }],
       now,
     };
@@ -26,7 +27,7 @@ describe('mergeChanges', () => {
       fromStates: ['PENDING'],
       state: 'SUCCESS',
       patch: { currentTask: null, result: 'A' },
-      events: [{ type: 'execution-end', data: {} }],
+      events: [anyLogEntry('execution-end', {})],
       outbox: [{ id: 'm2', kind: 'crew', url: 'http://x', payload: {}, headers: {} }],
       now: later,
     };

@@ -27,37 +27,32 @@ export async function readStepJournal(
 type OpenJournal = { taskId: string; attempt: number; entries: JournalEntry[] } | undefined;
 
 function follow(journal: OpenJournal, event: StoredExecutionEvent): OpenJournal {
-  const data = event.data;
-  switch (event.type) {
+  const { type, data } = event;
+  switch (type) {
     case 'task-start': {
-      const taskId = String(data.task_id);
-      const attempt = Number(data.attempt);
       // The same attempt started again after a restart keeps what it had.
-      if (journal?.taskId === taskId && journal.attempt === attempt) return journal;
-      return { taskId, attempt, entries: [] };
+      if (journal?.taskId === data.task_id && journal.attempt === data.attempt) return journal;
+      return { taskId: data.task_id, attempt: data.attempt, entries: [] };
     }
     case 'model-call-end': {
       if (journal === undefined) return journal;
-      const usage = data.usage as Record<string, number>;
+      const { usage } = data;
       journal.entries.push({
         kind: 'model',
-        answer: {
-          text: String(data.text),
-          toolCalls: data.tool_calls as Extract<JournalEntry, { kind: 'model' }>['answer']['toolCalls'],
-        },
+        answer: { text: data.text, toolCalls: data.tool_calls },
         usage: {
-          promptTokens: usage.prompt_tokens ?? 0,
-          completionTokens: usage.completion_tokens ?? 0,
-          totalTokens: usage.total_tokens ?? 0,
+          promptTokens: usage.prompt_tokens,
+          completionTokens: usage.completion_tokens,
+          totalTokens: usage.total_tokens,
           successfulRequests: 1,
         },
-        ...(typeof data.scope === 'string' ? { scope: data.scope } : {}),
+        ...(data.scope === undefined ? {} : { scope: data.scope }),
       });
       return journal;
     }
     case 'step-end':
-      if (journal !== undefined && typeof data.tool_call_id === 'string') {
-        journal.entries.push({ kind: 'tool', toolCallId: data.tool_call_id, result: String(data.result) });
+      if (journal !== undefined && data.tool_call_id !== undefined) {
+        journal.entries.push({ kind: 'tool', toolCallId: data.tool_call_id, result: data.result });
       }
       return journal;
     case 'guardrail-end':
@@ -67,7 +62,9 @@ function follow(journal: OpenJournal, event: StoredExecutionEvent): OpenJournal 
     case 'human-input-request':
     case 'execution-resume':
       return undefined;
-    default:
+    case 'execution-start':
+    case 'guardrail-start':
+    case 'execution-end':
       return journal;
   }
 }

@@ -10,7 +10,8 @@ const dayMs = 86_400_000;
 async function finishedAt(store: Store, at: Date): Promise<string> {
   const { execution } = await store.createExecution(newExecution({ createdAt: at }));
   const id = execution.id;
-  await store.applyChange({ executionId: id, fromStates: ['PENDING'], state: 'SUCCESS', now: at });
+  await store.applyChange({ executionId: id, fromStates: ['PENDING'], state: 'RUNNING', now: at });
+  await store.applyChange({ executionId: id, fromStates: ['RUNNING'], state: 'SUCCESS', now: at });
   return id;
 }
 

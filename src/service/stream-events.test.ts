@@ -1,3 +1,4 @@
+import type { ExecutionLogData } from '../domain/execution-log.ts';
 import { describe, expect, it } from 'vitest';
 import type { GuardrailCheck } from '../domain/events.ts';
 import { eventRecord } from './event-records.ts';
@@ -16,6 +17,10 @@ describe('toStreamEvents', () => {
           tool: 'lookup',
           tool_input: { q: 'tides' },
           result: '3 hits',
+          kickoff_id: 'k',
+          prompt: 'Search',
+          thought: 'Looking it up',
+          meta: null,
         },
       },
       context,
@@ -68,7 +73,8 @@ describe('toStreamEvents', () => {
   });
 
   it('ends a failed or cancelled execution with crew_kickoff_failed and a successful one with its tokens', () => {
-    const ended = (data: Record<string, unknown>) => toStreamEvents({ type: 'execution-end', data }, context);
+    const ended = (data: ExecutionLogData<'execution-end'>) =>
+      toStreamEvents({ type: 'execution-end', data }, context);
 
     expect(ended({ state: 'FAILED', result: null, error: "Task 'a' failed: timeout" })).toEqual([
       { type: 'crew_kickoff_failed', data: { crew_name: 'crew-x', error: "Task 'a' failed: timeout" } },
@@ -82,13 +88,18 @@ describe('toStreamEvents', () => {
   });
 
   it('announces the kickoff only on the first start, and nothing for pauses and resumes', () => {
-    const start = { type: 'execution-start', data: { state: 'RUNNING' } };
+    const start = { type: 'execution-start', data: { state: 'RUNNING' } } as const;
 
     expect(toStreamEvents(start, context)).toEqual([]);
     expect(toStreamEvents(start, { ...context, firstStart: true })).toEqual([
       { type: 'crew_kickoff_started', data: { crew_name: 'crew-x', inputs: { topic: 'tides' } } },
     ]);
-    expect(toStreamEvents({ type: 'human-input-request', data: {} }, context)).toEqual([]);
-    expect(toStreamEvents({ type: 'execution-resume', data: {} }, context)).toEqual([]);
+    const review = { task_id: 'review', attempt: 1 };
+    expect(
+      toStreamEvents({ type: 'human-input-request', data: { ...review, output: 'Draft' } }, context),
+    ).toEqual([]);
+    expect(
+      toStreamEvents({ type: 'execution-resume', data: { ...review, is_approve: true } }, context),
+    ).toEqual([]);
   });
 });

@@ -1,5 +1,4 @@
-import type { NewExecutionEvent } from '../store/store.ts';
-import { executionEndType } from './event-records.ts';
+import type { ExecutionLogData, ExecutionLogEvent } from '../domain/execution-log.ts';
 
 /** One event as the hosted platform's event streaming sends it, before its id and timestamp are given. */
 export interface StreamEventBody {
@@ -32,16 +31,16 @@ export const streamEventTypes = [
   'crew_kickoff_failed',
 ] as const;
 
-type Data = Readonly<Record<string, unknown>>;
+type Data<Type extends ExecutionLogEvent['type']> = ExecutionLogData<Type>;
 
 /**
  * crewAI's events for one entry of crewd's event log ,
  * with the payload fields of crewAI's event classes that crewd knows. A task's `task_id` is its name in
  * tasks.yaml, as everywhere in crewd; `task_name` repeats it, as crewAI names tasks.
  */
-export function toStreamEvents(record: NewExecutionEvent, context: StreamEventContext): StreamEventBody[] {
-  const data = record.data;
-  switch (record.type) {
+export function toStreamEvents(record: ExecutionLogEvent, context: StreamEventContext): StreamEventBody[] {
+  const { type, data } = record;
+  switch (type) {
     case 'execution-start':
       // A resumed or recovered leg starts again; crewAI's kickoff event marks only the first start.
       return context.firstStart
@@ -80,20 +79,21 @@ export function toStreamEvents(record: NewExecutionEvent, context: StreamEventCo
       return data.tool === null ? [agentCompleted(data)] : [toolFinished(data)];
     case 'task-end':
       return [taskCompleted(data)];
-    case executionEndType:
+    case 'execution-end':
       return [crewEnded(data, context)];
-    default:
-      // human-input-request and execution-resume have no crewAI counterpart.
+    case 'human-input-request':
+    case 'execution-resume':
+      // No crewAI counterpart.
       return [];
   }
 }
 
-function taskFields(data: Data): Record<string, unknown> {
+function taskFields(data: { readonly task_id: string; readonly agent?: string }): Record<string, unknown> {
   return { task_id: data.task_id, task_name: data.task_id, agent_role: data.agent };
 }
 
 /** crewAI's guardrail event fields: `guardrail` is the description, or the function's name. */
-function guardrailEventFields(data: Data): Record<string, unknown> {
+function guardrailEventFields(data: Data<'guardrail-start'>): Record<string, unknown> {
   return {
     ...taskFields(data),
     guardrail: data.guardrail,
@@ -103,19 +103,19 @@ function guardrailEventFields(data: Data): Record<string, unknown> {
   };
 }
 
-function agentCompleted(data: Data): StreamEventBody {
+function agentCompleted(data: Data<'step-end'>): StreamEventBody {
   return { type: 'agent_execution_completed', data: { ...taskFields(data), output: data.result } };
 }
 
-function toolFinished(data: Data): StreamEventBody {
+function toolFinished(data: Data<'step-end'>): StreamEventBody {
   return {
     type: 'tool_usage_finished',
     data: { ...taskFields(data), tool_name: data.tool, tool_args: data.tool_input, output: data.result },
   };
 }
 
-function taskCompleted(data: Data): StreamEventBody {
-  const json = data.output_json ?? null;
+function taskCompleted(data: Data<'task-end'>): StreamEventBody {
+  const json = data.output_json;
   return {
     type: 'task_completed',
     data: {
@@ -135,7 +135,7 @@ function taskCompleted(data: Data): StreamEventBody {
   };
 }
 
-function crewEnded(data: Data, context: StreamEventContext): StreamEventBody {
+function crewEnded(data: Data<'execution-end'>, context: StreamEventContext): StreamEventBody {
   const crew_name = context.crewName;
   switch (data.state) {
     case 'SUCCESS':
@@ -145,7 +145,7 @@ function crewEnded(data: Data, context: StreamEventContext): StreamEventBody {
       };
     case 'REVOKED':
       return { type: 'crew_kickoff_failed', data: { crew_name, error: 'The execution was cancelled' } };
-    default:
+    case 'FAILED':
       return {
         type: 'crew_kickoff_failed',
         data: { crew_name, error: data.error ?? 'The execution failed' },

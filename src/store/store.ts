@@ -1,3 +1,4 @@
+import type { ExecutionLogEvent } from '../domain/execution-log.ts';
 import type { AgentStep } from '../domain/events.ts';
 import type {
   Execution,
@@ -137,7 +138,10 @@ export interface ExecutionStore {
   claimExecutions(owner: string, now: Date, until: Date, limit: number): Promise<readonly ClaimedExecution[]>;
   /** Releases every lease this owner holds (a clean shutdown), so another process may go on at once. */
   releaseLeases(owner: string): Promise<void>;
-  /** Applies the change when its guards hold; returns the updated execution, or null when they did not. */
+  /**
+   * Applies the change when its guards hold; returns the updated execution, or null when they did not. Rejects,
+   * writing nothing, a change whose `fromStates` and `state` break the transition table (`checkTransition`).
+   */
   applyChange(change: ExecutionChange): Promise<Execution | null>;
   /**
    * Counts executions in `states` (every state when absent) through the state index (metrics); the result has every
@@ -146,18 +150,16 @@ export interface ExecutionStore {
   countByState(states?: readonly ExecutionState[]): Promise<Readonly<Record<ExecutionState, number>>>;
 }
 
-export interface NewExecutionEvent {
-  /** A name such as `task-end` or `execution-end`. */
-  readonly type: string;
-  readonly data: Readonly<Record<string, unknown>>;
-}
+/** An entry of an execution's event log, as a change appends it (`src/domain/execution-log.ts`). */
+export type NewExecutionEvent = ExecutionLogEvent;
 
-export interface StoredExecutionEvent extends NewExecutionEvent {
+/** An entry of an execution's event log as stored, numbered within its execution. */
+export type StoredExecutionEvent = ExecutionLogEvent & {
   readonly executionId: string;
   /** 1, 2, 3… within one execution; the SSE event id. */
   readonly sequence: number;
   readonly createdAt: Date;
-}
+};
 
 export interface EventStore {
   /** Events with a sequence above `afterSequence`, in order. */

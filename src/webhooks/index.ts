@@ -3,23 +3,13 @@ export type { DeliveryLogger, DeliveryWorker, DeliveryWorkerOptions } from './de
 export {
   assertCredentialsSafe,
   crewPayload,
-  crewPayloadSchema,
   humanInputHeaders,
   humanInputPayload,
-  humanInputPayloadSchema,
   stepPayload,
-  stepPayloadSchema,
   taskPayload,
-  taskPayloadSchema,
   validateHeaderSafe,
 } from './payloads.ts';
-export type {
-  CrewPayload,
-  CrewPayloadFields,
-  HumanInputPayload,
-  StepPayload,
-  TaskPayload,
-} from './payloads.ts';
+export type { CrewPayloadFields } from './payloads.ts';
 export { defaultRetrySchedule, parseRetrySchedule } from './retry-schedule.ts';
 export type { RetrySchedule } from './retry-schedule.ts';
 export { createWebhookSigner } from './signer.ts';

@@ -2,16 +2,18 @@ import { describe, expect, it } from 'vitest';
 import { CrewdError } from '../domain/errors.ts';
 import type { TaskOutput } from '../domain/task-output.ts';
 import {
+  crewPayloadSchema,
+  humanInputPayloadSchema,
+  stepPayloadSchema,
+  taskPayloadSchema,
+} from '../domain/webhook-payloads.ts';
+import {
   assertCredentialsSafe,
   crewPayload,
-  crewPayloadSchema,
   humanInputHeaders,
   humanInputPayload,
-  humanInputPayloadSchema,
   stepPayload,
-  stepPayloadSchema,
   taskPayload,
-  taskPayloadSchema,
 } from './payloads.ts';
 
 const meta = { requestId: 'req-1', source: 'tests' };

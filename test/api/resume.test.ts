@@ -33,6 +33,7 @@ beforeEach(() => {
     makeExecution({
       id: lastTaskPausedId,
       state: 'PAUSED',
+      outputs: [taskOutput('research', 'Findings'), taskOutput('review', 'Review')],
       pending: { taskId: 'write', attempt: 2, output: taskOutput('write', 'Article', 2) },
     }),
   );

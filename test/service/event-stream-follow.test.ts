@@ -12,7 +12,7 @@ import { Notifications } from '../../src/service/notifications.ts';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { ExecutionChange, StoredExecutionEvent, Store } from '../../src/store/store.ts';
 import { exampleCrew } from '../api/support/example-crew.ts';
-import { newExecution, t0 } from '../store/store-fixtures.ts';
+import { newExecution, t0, anyLogEntry } from '../store/store-fixtures.ts';
 import { until } from '../support/until.ts';
 
 /**
@@ -81,7 +81,7 @@ describe('following an execution’s events', () => {
     return {
       executionId: id,
       fromStates: ['RUNNING'],
-      events: Array.from({ length: count }, (_, index) => ({ type: 'step', data: { n: from + index } })),
+      events: Array.from({ length: count }, (_, index) => anyLogEntry('step', { n: from + index })),
       now: t0,
     };
   }
@@ -91,7 +91,7 @@ describe('following an execution’s events', () => {
       executionId: id,
       fromStates: ['RUNNING'],
       state: 'SUCCESS',
-      events: [{ type: 'execution-end', data: { state: 'SUCCESS' } }],
+      events: [anyLogEntry('execution-end', { state: 'SUCCESS' })],
       now: t0,
     };
   }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { AgentStep } from '../../src/domain/events.ts';
 import type { ExecutionChange, NewOutboxMessage } from '../../src/store/store.ts';
 import type { StoreHarness } from './store-harness.ts';
-import { at, newExecution, outboxMessage, t0, taskOutput } from './store-fixtures.ts';
+import { at, newExecution, outboxMessage, t0, taskOutput, anyLogEntry } from './store-fixtures.ts';
 
 const step: AgentStep = {
   taskId: 'research',
@@ -113,7 +113,7 @@ export function describeExecutionChangeContract(harness: StoreHarness): void {
         fromStates: ['RUNNING', 'PAUSED'],
         state: 'SUCCESS',
         appendOutput: taskOutput('research'),
-        events: [{ type: 'execution-end', data: {} }],
+        events: [anyLogEntry('execution-end', {})],
         outbox: [outboxMessage('https://hooks.example.com/crew')],
         now: at(5),
       };
@@ -122,6 +122,25 @@ export function describeExecutionChangeContract(harness: StoreHarness): void {
       expect(await store.listEvents(execution.id, 0, 10)).toEqual([]);
       expect(await store.listDeliveries(execution.id)).toEqual([]);
       expect(await store.applyChange({ ...change, executionId: 'no-such-execution' })).toBeNull();
+    });
+
+    it('refuses a change that breaks the transition table and writes nothing', async () => {
+      const store = await harness.open();
+      const { execution } = await store.createExecution(newExecution());
+      const change = (fromStates: ExecutionChange['fromStates'], state: ExecutionChange['state']) =>
+        store.applyChange({
+          executionId: execution.id,
+          fromStates,
+          state,
+          events: [anyLogEntry('x', {})],
+          now: at(1),
+        });
+
+      await expect(change(['PENDING'], 'PAUSED')).rejects.toThrow('may not move from PENDING to PAUSED');
+      await expect(change(['PENDING', 'SUCCESS'], 'RUNNING')).rejects.toThrow('from SUCCESS to RUNNING');
+      expect(await store.getExecution(execution.id)).toEqual(execution);
+      expect(await store.listEvents(execution.id, 0, 10)).toEqual([]);
+      expect(await change(['PENDING'], 'RUNNING')).toMatchObject({ state: 'RUNNING' });
     });
 
     it('appends outputs and feedback in order', async () => {
@@ -152,7 +171,13 @@ export function describeExecutionChangeContract(harness: StoreHarness): void {
       const store = await harness.open();
       const { execution } = await store.createExecution(newExecution());
       const pending = { taskId: 'review', attempt: 1, output: taskOutput('review') };
-      const base = { executionId: execution.id, fromStates: ['PENDING', 'PAUSED'] as const };
+      await store.applyChange({
+        executionId: execution.id,
+        fromStates: ['PENDING'],
+        state: 'RUNNING',
+        now: at(1),
+      });
+      const base = { executionId: execution.id, fromStates: ['RUNNING', 'PAUSED'] as const };
 
       expect((await store.applyChange({ ...base, state: 'PAUSED', pending, now: at(1) }))!.pending).toEqual(
         pending,
@@ -164,12 +189,26 @@ export function describeExecutionChangeContract(harness: StoreHarness): void {
     it('applies a change expecting a pending task and attempt only while exactly that input is pending', async () => {
       const store = await harness.open();
       const { execution } = await store.createExecution(newExecution());
-      const base = { executionId: execution.id, fromStates: ['PENDING', 'PAUSED'] as const, now: at(1) };
+      await store.applyChange({
+        executionId: execution.id,
+        fromStates: ['PENDING'],
+        state: 'RUNNING',
+        now: at(1),
+      });
+      const base = { executionId: execution.id, fromStates: ['RUNNING', 'PAUSED'] as const, now: at(1) };
       const expectReview = { taskId: 'review', attempt: 2 };
 
-      expect(await store.applyChange({ ...base, expectPending: expectReview, state: 'RUNNING' })).toBeNull();
+      expect(
+        await store.applyChange({
+          ...base,
+          fromStates: ['RUNNING'],
+          expectPending: expectReview,
+          state: 'PAUSED',
+        }),
+      ).toBeNull();
       await store.applyChange({
         ...base,
+        fromStates: ['RUNNING'],
         state: 'PAUSED',
         pending: { taskId: 'review', attempt: 2, output: taskOutput('review', 2) },
       });
@@ -179,11 +218,12 @@ export function describeExecutionChangeContract(harness: StoreHarness): void {
       expect(await store.applyChange({ ...base, expectPending: { taskId: 'write', attempt: 2 } })).toBeNull();
       const resumed = await store.applyChange({
         ...base,
+        fromStates: ['PAUSED'],
         expectPending: expectReview,
-        state: 'RUNNING',
+        state: 'PENDING',
         pending: null,
       });
-      expect(resumed).toMatchObject({ state: 'RUNNING', pending: null });
+      expect(resumed).toMatchObject({ state: 'PENDING', pending: null });
     });
 
     it('lets exactly one of several concurrent changes guarded on the same pending input win', async () => {
@@ -192,6 +232,12 @@ export function describeExecutionChangeContract(harness: StoreHarness): void {
       await store.applyChange({
         executionId: execution.id,
         fromStates: ['PENDING'],
+        state: 'RUNNING',
+        now: at(1),
+      });
+      await store.applyChange({
+        executionId: execution.id,
+        fromStates: ['RUNNING'],
         state: 'PAUSED',
         pending: { taskId: 'review', attempt: 1, output: taskOutput('review') },
         now: at(1),
@@ -201,10 +247,10 @@ export function describeExecutionChangeContract(harness: StoreHarness): void {
           executionId: execution.id,
           fromStates: ['PAUSED'],
           expectPending: { taskId: 'review', attempt: 1 },
-          state: 'RUNNING',
+          state: 'PENDING',
           pending: null,
           appendFeedback: { taskId: 'review', attempt: 1, text, approved: true, output: 'x' },
-          events: [{ type: 'execution-resume', data: { text } }],
+          events: [anyLogEntry('execution-resume', { text })],
           now: at(2),
         });
 
@@ -233,17 +279,14 @@ export function describeExecutionChangeContract(harness: StoreHarness): void {
           state: 'RUNNING',
           patch: { currentTask: `task-${index}` },
           appendOutput: taskOutput(`task-${index}`),
-          events: [
-            { type: 'task-start', data: { index } },
-            { type: 'task-end', data: { index } },
-          ],
+          events: [anyLogEntry('task-start', { index }), anyLogEntry('task-end', { index })],
           outbox: [messages[index]!],
           now: at(1),
         });
 
       // The last change expects a state its execution is not in.
       const results = await Promise.all(
-        created.map((_, index) => start(index, index === 5 ? ['PAUSED'] : ['PENDING'])),
+        created.map((_, index) => start(index, index === 5 ? ['RUNNING'] : ['PENDING'])),
       );
 
       results.slice(0, 5).forEach((result, index) => {
@@ -290,7 +333,7 @@ export function describeExecutionChangeContract(harness: StoreHarness): void {
           executionId: created[index]!.id,
           fromStates: ['PENDING'],
           state: 'RUNNING',
-          events: [{ type: 'task-start', data: { index } }],
+          events: [anyLogEntry('task-start', { index })],
           outbox: [message],
           now: at(2),
         });

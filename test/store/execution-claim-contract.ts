@@ -65,6 +65,12 @@ export function describeExecutionClaimContract(harness: StoreHarness): void {
       await a.applyChange({
         executionId: execution.id,
         fromStates: ['PENDING'],
+        state: 'RUNNING',
+        now: at(1),
+      });
+      await a.applyChange({
+        executionId: execution.id,
+        fromStates: ['RUNNING'],
         state: 'PAUSED',
         now: at(1),
       });

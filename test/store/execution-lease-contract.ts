@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ExecutionChange, Store } from '../../src/store/store.ts';
 import type { StoreHarness } from './store-harness.ts';
-import { at, newExecution } from './store-fixtures.ts';
+import { at, newExecution, anyLogEntry } from './store-fixtures.ts';
 
 /** A step of a running execution by `owner`, holding its lease until `until` seconds (null releases it). */
 function step(executionId: string, owner: string, now: number, until: number | null): ExecutionChange {
@@ -9,7 +9,7 @@ function step(executionId: string, owner: string, now: number, until: number | n
     executionId,
     fromStates: ['PENDING', 'RUNNING'],
     state: 'RUNNING',
-    events: [{ type: 'task-start', data: { owner } }],
+    events: [anyLogEntry('task-start', { owner })],
     lease: { owner, until: until === null ? null : at(until) },
     now: at(now),
   };
@@ -35,7 +35,11 @@ export function describeExecutionLeaseContract(harness: StoreHarness): void {
       expect(await store.applyChange(step(id, 'process-a', 17, 27))).toBeNull();
 
       const events = await store.listEvents(id, 0, 10);
-      expect(events.map((event) => event.data.owner)).toEqual(['process-a', 'process-a', 'process-b']);
+      expect(events.map((event) => (event.data as Record<string, unknown>).owner)).toEqual([
+        'process-a',
+        'process-a',
+        'process-b',
+      ]);
     });
 
     it('frees the execution at once when the holder releases its lease', async () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { emptyUsage } from '../../src/domain/usage.ts';
 import type { StoreHarness } from './store-harness.ts';
-import { at, newExecution, t0 } from './store-fixtures.ts';
+import { at, newExecution, t0, anyLogEntry } from './store-fixtures.ts';
 
 export function describeExecutionStoreContract(harness: StoreHarness): void {
   describe('executions', () => {
@@ -100,7 +100,7 @@ export function describeExecutionStoreContract(harness: StoreHarness): void {
         store.applyChange({
           executionId: execution.id,
           fromStates: ['PENDING'],
-          events: types.map((type) => ({ type, data: { type } })),
+          events: types.map((type) => anyLogEntry(type, { type })),
           now,
         });
       expect((await change(at(1), ['execution-start', 'task-start']))?.lastEventSequence).toBe(2);
@@ -108,7 +108,7 @@ export function describeExecutionStoreContract(harness: StoreHarness): void {
       await store.applyChange({
         executionId: other.id,
         fromStates: ['PENDING'],
-        events: [{ type: 'execution-start', data: {} }],
+        events: [anyLogEntry('execution-start', {})],
         now: at(2),
       });
       expect((await change(at(3), ['task-end']))?.lastEventSequence).toBe(3);

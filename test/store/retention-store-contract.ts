@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ExecutionState } from '../../src/domain/execution.ts';
 import type { Store } from '../../src/store/store.ts';
 import type { StoreHarness } from './store-harness.ts';
-import { at, newExecution, outboxMessage } from './store-fixtures.ts';
+import { at, newExecution, outboxMessage, anyLogEntry } from './store-fixtures.ts';
 
 /** An execution created at `createdAt` seconds that reached `state` at `endedAt`, with an event and a message. */
 async function executionEnded(
@@ -15,12 +15,12 @@ async function executionEnded(
   await store.applyChange({
     executionId: execution.id,
     fromStates: ['PENDING'],
-    state: state === 'PENDING' ? undefined : state === 'PAUSED' ? 'RUNNING' : state,
-    events: [{ type: 'execution-end', data: { state } }],
+    state: state === 'PENDING' ? undefined : 'RUNNING',
+    events: [anyLogEntry('execution-end', { state })],
     outbox: [outboxMessage('https://hooks.example.com/crew')],
     now: at(endedAt),
   });
-  if (state === 'PAUSED') {
+  if (state !== 'PENDING' && state !== 'RUNNING') {
     await store.applyChange({ executionId: execution.id, fromStates: ['RUNNING'], state, now: at(endedAt) });
   }
   return execution.id;

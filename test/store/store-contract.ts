@@ -7,7 +7,7 @@ import { describeExecutionListingContract } from './execution-listing-contract.t
 import { describeExecutionStoreContract } from './execution-store-contract.ts';
 import { describeLivenessContract } from './liveness-contract.ts';
 import { describeOutboxStoreContract } from './outbox-store-contract.ts';
-import { at, newExecution, outboxMessage, taskOutput, tokenRecord } from './store-fixtures.ts';
+import { at, newExecution, outboxMessage, taskOutput, tokenRecord, anyLogEntry } from './store-fixtures.ts';
 import { describeRetentionStoreContract } from './retention-store-contract.ts';
 import type { StoreHarness, StoreOpenOptions } from './store-harness.ts';
 import { describeTokenStoreContract } from './token-store-contract.ts';
@@ -59,7 +59,7 @@ export function describeStoreContract(
         fromStates: ['PENDING'],
         state: 'RUNNING',
         appendOutput: output,
-        events: [{ type: 'task-end', data: { task_id: 'research' } }],
+        events: [anyLogEntry('task-end', { task_id: 'research' })],
         outbox: [message],
         now: at(1),
       });

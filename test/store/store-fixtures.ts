@@ -1,8 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { noWebhooks } from '../../src/domain/execution.ts';
+import { canTransition, noWebhooks } from '../../src/domain/execution.ts';
 import type { ExecutionState } from '../../src/domain/execution.ts';
 import type { TaskOutput } from '../../src/domain/task-output.ts';
-import type { NewExecution, NewOutboxMessage, Store, TokenRecord } from '../../src/store/store.ts';
+import type {
+  NewExecution,
+  NewExecutionEvent,
+  NewOutboxMessage,
+  Store,
+  TokenRecord,
+} from '../../src/store/store.ts';
 
 /** A fixed clock origin, so stored times can be compared exactly. */
 export const t0 = new Date('2030-01-01T00:00:00.000Z');
@@ -71,13 +77,16 @@ export async function createInState(
   overrides: Partial<NewExecution> = {},
 ): Promise<string> {
   const { execution } = await store.createExecution(newExecution(overrides));
-  if (state !== 'PENDING') {
+  const path: ExecutionState[] = canTransition('PENDING', state) ? [state] : ['RUNNING', state];
+  let from: ExecutionState = 'PENDING';
+  for (const to of state === 'PENDING' ? [] : path) {
     await store.applyChange({
       executionId: execution.id,
-      fromStates: ['PENDING'],
-      state,
+      fromStates: [from],
+      state: to,
       now: execution.createdAt,
     });
+    from = to;
   }
   return execution.id;
 }
@@ -101,4 +110,12 @@ export async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
     return error;
   }
   throw new Error('Expected the promise to reject');
+}
+
+/**
+ * An event-log entry of any type and data, for tests of what stores and streams keep and pass on whatever the
+ * entry says; the real entries are the union of `src/domain/execution-log.ts`.
+ */
+export function anyLogEntry(type: string, data: Readonly<Record<string, unknown>> = {}): NewExecutionEvent {
+  return { type, data } as unknown as NewExecutionEvent;
 }

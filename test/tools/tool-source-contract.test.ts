@@ -1,9 +1,14 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { Tool } from '../../src/engine/tool.ts';
 import { createMcpToolSource } from '../../src/tools/mcp/index.ts';
 import { staticToolSource } from '../../src/tools/tool-source.ts';
+import { builtinToolSource } from '../../src/tools/builtin/builtin-tool-source.ts';
+import { crewToolsSource } from '../../src/tools/crew-tools/crew-tools-source.ts';
+import { userCrew } from '../support/user-crew.ts';
 import { createDemoServer } from '../fixtures/mcp/demo-server.mjs';
 import { startStreamableHttpServer } from '../support/mcp-http-server.ts';
 import { runToolSourceContract } from './tool-source-contract.ts';
@@ -21,8 +26,30 @@ const echo: Tool = {
 runToolSourceContract('staticToolSource', () =>
   Promise.resolve({
     source: staticToolSource('built-in tools', [echo]),
-    echoTool: 'Echo',
+    sample: { tool: 'Echo', input: { text: 'contract' }, result: 'contract' },
     missingTool: 'Nope',
+  }),
+);
+
+runToolSourceContract('the built-in tools', () => {
+  const crewDir = userCrew(join(fixtures, '..', 'tool-modules', 'contract-crew'));
+  return Promise.resolve({
+    source: builtinToolSource({
+      env: {},
+      crewDir,
+      workspaceRoot: mkdtempSync(join(tmpdir(), 'crewd-workspace-')),
+      allowPrivateTargets: false,
+    }),
+    sample: { tool: 'FileReadTool', input: { file_path: 'notes.txt' }, result: 'contract\n' },
+    missingTool: 'NopeTool',
+  });
+});
+
+runToolSourceContract("the crew's tools/ directory, kept where users keep crews", () =>
+  Promise.resolve({
+    source: crewToolsSource(userCrew(join(fixtures, '..', 'tool-modules', 'contract-crew'))),
+    sample: { tool: 'echo', input: { text: 'contract' }, result: 'contract' },
+    missingTool: 'nope',
   }),
 );
 
@@ -38,7 +65,7 @@ runToolSourceContract('an MCP server over stdio', () =>
       },
       { env },
     ),
-    echoTool: 'demo.echo',
+    sample: { tool: 'demo.echo', input: { text: 'contract' }, result: 'contract' },
     missingTool: 'demo.nope',
   }),
 );
@@ -47,7 +74,7 @@ runToolSourceContract('an MCP server over Streamable HTTP', async () => {
   const server = await startStreamableHttpServer();
   return {
     source: createMcpToolSource('remote', { kind: 'http', url: server.url, headers: {} }, { env }),
-    echoTool: 'remote.echo',
+    sample: { tool: 'remote.echo', input: { text: 'contract' }, result: 'contract' },
     missingTool: 'remote.nope',
     cleanup: () => server.close(),
   };
@@ -76,7 +103,7 @@ runToolSourceContract('an MCP server over a substituted transport', () => {
         ],
       },
     ),
-    echoTool: 'memory.echo',
+    sample: { tool: 'memory.echo', input: { text: 'contract' }, result: 'contract' },
     missingTool: 'memory.nope',
     cleanup: () => server.close(),
   });

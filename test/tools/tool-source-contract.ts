@@ -2,11 +2,16 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ToolContext } from '../../src/engine/tool.ts';
 import type { ToolSource } from '../../src/tools/tool-source.ts';
 
-/** A source under test, unopened, that provides a tool echoing its `text` input. */
+/** A source under test, unopened, with one call of one of its tools and the text that call returns. */
 export interface ToolSourceCase {
   readonly source: ToolSource;
-  /** The name crews use for the echo tool. */
-  readonly echoTool: string;
+  readonly sample: {
+    /** The name crews use for the tool. */
+    readonly tool: string;
+    readonly input: Readonly<Record<string, unknown>>;
+    /** The text the model sees for that input. */
+    readonly result: string;
+  };
   /** A name the source does not provide. */
   readonly missingTool: string;
   /** Stops whatever the case started besides the source (a server). */
@@ -49,17 +54,17 @@ export function runToolSourceContract(adapter: string, createCase: () => Promise
     });
 
     it('finds its tool by the name crews use, lists it, and gives an object input schema', async () => {
-      const { source, echoTool } = await open();
-      const tool = source.find(echoTool);
-      expect(tool?.name).toBe(echoTool);
+      const { source, sample } = await open();
+      const tool = source.find(sample.tool);
+      expect(tool?.name).toBe(sample.tool);
       expect(tool?.description).not.toBe('');
       expect(tool?.inputSchema).toMatchObject({ type: 'object' });
-      expect(source.names()).toContain(echoTool);
+      expect(source.names()).toContain(sample.tool);
     });
 
     it('runs the tool with a call context and returns the text the model sees', async () => {
-      const { source, echoTool } = await open();
-      await expect(source.find(echoTool)!.run({ text: 'contract' }, context)).resolves.toBe('contract');
+      const { source, sample } = await open();
+      await expect(source.find(sample.tool)!.run(sample.input, context)).resolves.toBe(sample.result);
     });
 
     it('finds nothing for a name it does not provide', async () => {

@@ -1,6 +1,11 @@
 import { executionPage } from '../execution-cursor.ts';
 import { executionChangeValues, executionQueryValues, newExecutionValues } from '../row-encoder.ts';
-import { executionStates, type Execution, type ExecutionState } from '../../domain/execution.ts';
+import {
+  checkTransition,
+  executionStates,
+  type Execution,
+  type ExecutionState,
+} from '../../domain/execution.ts';
 import type { EventStore, ExecutionStore } from '../store.ts';
 import { createChangeBatcher } from './change-batcher.ts';
 import { livenessKeySql, liveOwnerKeys, noticeSql } from './liveness.ts';
@@ -240,7 +245,10 @@ export function postgresExecutionStore(
       await query(releaseLeases, { owner, origin });
     },
 
-    applyChange: (change) => changes.apply(change),
+    applyChange: async (change) => {
+      checkTransition(change.fromStates, change.state);
+      return changes.apply(change);
+    },
     countByState: async (states = executionStates) =>
       decode.stateCounts(await query(countStates, { states: [...states] })),
 

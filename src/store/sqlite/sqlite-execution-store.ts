@@ -1,6 +1,11 @@
 import { executionPage } from '../execution-cursor.ts';
 import { executionChangeValues, executionQueryValues, newExecutionValues } from '../row-encoder.ts';
-import { executionStates, type Execution, type ExecutionState } from '../../domain/execution.ts';
+import {
+  checkTransition,
+  executionStates,
+  type Execution,
+  type ExecutionState,
+} from '../../domain/execution.ts';
 import type { EventStore, ExecutionChange, ExecutionStore } from '../store.ts';
 import { endedProcesses, type ProcessLocks } from './process-locks.ts';
 import type { SqliteContext } from './sqlite-context.ts';
@@ -202,7 +207,11 @@ export function sqliteExecutionStore(
         statement(releaseLeases).run(owner);
       }),
 
-    applyChange: (change) => writes.write(() => applyChange(change)),
+    applyChange: async (change) => {
+      // Before the write is queued: a refused change must not fail the others committed with it.
+      checkTransition(change.fromStates, change.state);
+      return writes.write(() => applyChange(change));
+    },
 
     countByState: (states = executionStates) =>
       settle(() => decode.stateCounts(statement(countStates).all(JSON.stringify(states)))),

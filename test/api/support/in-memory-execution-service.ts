@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { CrewDefinition } from '../../../src/domain/crew.ts';
 import { CrewdError, MissingInputsError } from '../../../src/domain/errors.ts';
 import { isFinished } from '../../../src/domain/execution.ts';
+import { approvalCompletes } from '../../../src/engine/execution-standing.ts';
 import type { Execution, ExecutionState } from '../../../src/domain/execution.ts';
 import type {
   Caller,
@@ -54,7 +55,14 @@ export class InMemoryExecutionService implements ExecutionService {
 
   appendEvent(executionId: string, type: string, data: Record<string, unknown>): StoredExecutionEvent {
     const log = this.#events.get(executionId) ?? [];
-    const event = { executionId, type, data, sequence: log.length + 1, createdAt: new Date() };
+    // The HTTP tests stream whatever entries they write; the store's union does not bind them.
+    const event = {
+      executionId,
+      type,
+      data,
+      sequence: log.length + 1,
+      createdAt: new Date(),
+    } as StoredExecutionEvent;
     log.push(event);
     this.#events.set(executionId, log);
     this.#notify();
@@ -130,7 +138,7 @@ export class InMemoryExecutionService implements ExecutionService {
         this.put({ ...execution, state: 'PENDING', pending: null });
         return { status: 'retrying', message: `Task ${request.taskId} runs again with the feedback` };
       }
-      const last = this.crew.tasks.at(-1)?.name === request.taskId;
+      const last = approvalCompletes(this.crew, execution.outputs, request.taskId);
       this.put({
         ...execution,
         state: last ? 'SUCCESS' : 'PENDING',

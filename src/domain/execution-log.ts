@@ -1,0 +1,78 @@
+import { z } from 'zod';
+import { finishedStates } from './execution.ts';
+import { stepPayloadSchema, taskPayloadSchema } from './webhook-payloads.ts';
+
+/*
+ * An execution's event log: what the store keeps, the event stream serves (`GET /executions/{id}/events`), the
+ * CLI prints, the console shows and a restarted process reads its completed steps back from. One discriminated
+ * union, named noun-then-verb; its data is in the wire's snake_case.
+ */
+
+const guardrailCheckSchema = z.object({
+  task_id: z.string(),
+  attempt: z.number().int(),
+  agent: z.string(),
+  guardrail_type: z.enum(['llm', 'function']),
+  guardrail: z.string(),
+  retry_count: z.number().int(),
+});
+
+const entry = <Type extends string, Data extends z.ZodType>(type: Type, data: Data) =>
+  z.object({ type: z.literal(type), data });
+
+export const executionLogEventSchema = z.discriminatedUnion('type', [
+  entry('execution-start', z.object({ state: z.literal('RUNNING') })),
+  entry('task-start', z.object({ task_id: z.string(), agent: z.string(), attempt: z.number().int() })),
+  /** A model's answer; with the tool results after it, the journal a restarted task attempt goes on from. */
+  entry(
+    'model-call-end',
+    z.object({
+      task_id: z.string(),
+      attempt: z.number().int(),
+      /** The role of the agent that asked. */
+      agent: z.string().optional(),
+      /** The conversation within the attempt: absent for the task's agent, a delegation's path for a coworker. */
+      scope: z.string().optional(),
+      model: z.string(),
+      text: z.string(),
+      tool_calls: z.array(z.object({ id: z.string(), name: z.string(), input: z.unknown() })),
+      usage: z.object({
+        prompt_tokens: z.number(),
+        completion_tokens: z.number(),
+        total_tokens: z.number(),
+      }),
+    }),
+  ),
+  /** The step webhook's payload; `tool_call_id` marks a tool call's result in the journal. */
+  entry('step-end', stepPayloadSchema.extend({ tool_call_id: z.string().optional() })),
+  entry('guardrail-start', guardrailCheckSchema),
+  entry('guardrail-end', guardrailCheckSchema.extend({ success: z.boolean(), error: z.string().nullable() })),
+  /** The task webhook's payload, with the attempt that produced it. */
+  entry('task-end', taskPayloadSchema.extend({ attempt: z.number().int() })),
+  entry(
+    'human-input-request',
+    z.object({ task_id: z.string(), output: z.string(), attempt: z.number().int() }),
+  ),
+  entry(
+    'execution-resume',
+    z.object({ task_id: z.string(), attempt: z.number().int(), is_approve: z.boolean() }),
+  ),
+  /** The last entry of every execution's log, written with the state change that ends it. */
+  entry(
+    'execution-end',
+    z.object({ state: z.enum(finishedStates), result: z.string().nullable(), error: z.string().nullable() }),
+  ),
+]);
+
+/** One entry of an execution's event log. */
+export type ExecutionLogEvent = z.infer<typeof executionLogEventSchema>;
+export type ExecutionLogEventType = ExecutionLogEvent['type'];
+/** The data of the entries of one type. */
+export type ExecutionLogData<Type extends ExecutionLogEventType> = Extract<
+  ExecutionLogEvent,
+  { type: Type }
+>['data'];
+
+export const executionLogEventTypes = executionLogEventSchema.options.map(
+  (option) => option.shape.type.value,
+) as readonly ExecutionLogEventType[];
