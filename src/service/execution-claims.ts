@@ -14,9 +14,10 @@ export interface ExecutionClaimsDeps {
 
 /**
  * Takes work for this process: as many waiting executions as it has room for, and those of processes that are gone
- * or whose leases ran out. What it has in hand is never claimed: a claim of an execution this process runs would
- * change it under its run, which would then stop, leaving it to wait for its lease to run out. Woken by a notice of new work, by a run ending, and every `scanMs`; wake-ups that come
- * while a claim runs are served by one more claim after it.
+ * or whose leases ran out. Woken by a notice of new work, by a run ending, and every `scanMs`; wake-ups that come
+ * while a claim runs are served by one more claim after it. What it has in hand is never claimed: a claim of an
+ * execution this process runs would change it under its run, which would then stop, leaving it to wait for its
+ * lease to run out.
  */
 export class ExecutionClaims {
   #running: Promise<void> | undefined;
@@ -61,23 +62,17 @@ export class ExecutionClaims {
   }
 
   async #claimOnce(): Promise<void> {
-    if (this.#stopped) return;
-    // Held while the claim runs, so a kickoff answered meanwhile cannot be promised the same slots.
-    const slots = this.deps.dispatcher.reserve(Number.POSITIVE_INFINITY);
-    try {
-      const room = slots.size;
-      if (room === 0) return;
-      const now = this.deps.clock();
-      const { owner, durationMs } = this.deps.lease;
-      const until = new Date(now.getTime() + durationMs);
-      const inHand = this.deps.dispatcher.inHand();
-      const claimed = await this.deps.store.claimExecutions(owner, now, until, room, inHand);
-      if (claimed.length > 0) this.deps.onClaimed?.(claimed);
-      for (const execution of claimed) slots.submit(execution.id);
-      // Full: more may be waiting. Asking again (there is no room now) gets this process woken when a run ends.
-      if (claimed.length === room) this.deps.dispatcher.room();
-    } finally {
-      slots.release();
-    }
+    // Room is read, not reserved: a kickoff answered while the claim runs is still started here.
+    const room = this.deps.dispatcher.room();
+    if (this.#stopped || room === 0) return;
+    const now = this.deps.clock();
+    const { owner, durationMs } = this.deps.lease;
+    const until = new Date(now.getTime() + durationMs);
+    const inHand = this.deps.dispatcher.inHand();
+    const claimed = await this.deps.store.claimExecutions(owner, now, until, room, inHand);
+    if (claimed.length > 0) this.deps.onClaimed?.(claimed);
+    for (const execution of claimed) this.deps.dispatcher.submit(execution.id);
+    // Full: more may be waiting. Asking again (there is no room now) gets this process woken when a run ends.
+    if (claimed.length === room) this.deps.dispatcher.room();
   }
 }
