@@ -13,7 +13,7 @@ import type {
   StoredExecutionEvent,
   Store,
 } from '../store/store.ts';
-import type { Dispatcher } from './dispatcher.ts';
+import type { Dispatcher, Reservation } from './dispatcher.ts';
 import type { EventHub } from './event-hub.ts';
 import { eventRecord, executionEndType } from './event-records.ts';
 import { encodeExecutionCursor } from '../store/execution-cursor.ts';
@@ -83,13 +83,15 @@ export class CrewService implements ExecutionService {
   }
 
   /**
-   * A lease for work this process will start at once, or nothing when it is full: the execution then waits
-   * unleased, for a process with room to claim it.
+   * A slot in this process and a lease for work it will start at once, or no lease when it is full: the execution
+   * then waits unleased, for a process with room to claim it. The slot is held until the execution is queued (or
+   * the reservation released), so requests arriving together are never all promised the same free slot.
    */
-  #leaseIfRoom(now: Date): ExecutionLease | undefined {
-    if (this.deps.dispatcher.room() === 0) return undefined;
+  #leaseIfRoom(now: Date): { slot: Reservation; lease?: ExecutionLease } {
+    const slot = this.deps.dispatcher.reserve(1);
+    if (slot.size === 0) return { slot };
     const { owner, durationMs } = this.deps.lease;
-    return { owner, until: new Date(now.getTime() + durationMs) };
+    return { slot, lease: { owner, until: new Date(now.getTime() + durationMs) } };
   }
 
   async kickoff(request: KickoffRequest): Promise<{ kickoffId: string }> {
@@ -99,26 +101,30 @@ export class CrewService implements ExecutionService {
         ? null
         : hashJson({ inputs: request.inputs, meta: request.meta, webhooks: request.webhooks });
     const createdAt = this.deps.clock();
-    const lease = this.#leaseIfRoom(createdAt);
-    const result = await this.deps.store.createExecution({
-      id: this.deps.newId(),
-      inputs: request.inputs,
-      meta: request.meta,
-      webhooks: request.webhooks,
-      owner: { tokenId: request.caller.tokenId, userId: request.caller.userId },
-      idempotencyKey: request.idempotencyKey,
-      requestHash,
-      createdAt,
-      ...(lease === undefined ? {} : { lease }),
-    });
-    if (!result.created && result.requestHash !== requestHash) {
-      throw new CrewdError(
-        'IDEMPOTENCY_CONFLICT',
-        'This Idempotency-Key was already used with a different request body',
-      );
+    const { slot, lease } = this.#leaseIfRoom(createdAt);
+    try {
+      const result = await this.deps.store.createExecution({
+        id: this.deps.newId(),
+        inputs: request.inputs,
+        meta: request.meta,
+        webhooks: request.webhooks,
+        owner: { tokenId: request.caller.tokenId, userId: request.caller.userId },
+        idempotencyKey: request.idempotencyKey,
+        requestHash,
+        createdAt,
+        ...(lease === undefined ? {} : { lease }),
+      });
+      if (!result.created && result.requestHash !== requestHash) {
+        throw new CrewdError(
+          'IDEMPOTENCY_CONFLICT',
+          'This Idempotency-Key was already used with a different request body',
+        );
+      }
+      if (result.created && lease !== undefined) slot.submit(result.execution.id);
+      return { kickoffId: result.execution.id };
+    } finally {
+      slot.release();
     }
-    if (result.created && lease !== undefined) this.deps.dispatcher.submit(result.execution.id);
-    return { kickoffId: result.execution.id };
   }
 
   async get(executionId: string, caller: Caller): Promise<Execution> {
@@ -209,16 +215,20 @@ export class CrewService implements ExecutionService {
       });
       return { status: 'completed', message: 'Feedback approved; the execution is complete' };
     }
-    const lease = this.#leaseIfRoom(now);
-    await this.#mustApply({
-      ...guard,
-      state: 'PENDING',
-      ...(request.approve ? { appendOutput: pending.output } : {}),
-      patch: { webhooks },
-      events: [eventRecord.executionResumed(feedback)],
-      ...(lease === undefined ? {} : { lease }),
-    });
-    if (lease !== undefined) this.deps.dispatcher.submit(execution.id);
+    const { slot, lease } = this.#leaseIfRoom(now);
+    try {
+      await this.#mustApply({
+        ...guard,
+        state: 'PENDING',
+        ...(request.approve ? { appendOutput: pending.output } : {}),
+        patch: { webhooks },
+        events: [eventRecord.executionResumed(feedback)],
+        ...(lease === undefined ? {} : { lease }),
+      });
+      if (lease !== undefined) slot.submit(execution.id);
+    } finally {
+      slot.release();
+    }
     return request.approve
       ? { status: 'resumed', message: 'Feedback approved; the execution continues with the next task' }
       : { status: 'retrying', message: `Feedback received; task '${pending.taskId}' will run again` };

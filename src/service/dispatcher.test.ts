@@ -44,4 +44,47 @@ describe('local dispatcher', () => {
     await new Promise<void>((done) => setImmediate(done));
     expect(told).toBe(1);
   });
+
+  it('counts reserved slots against its room until they are used or released', () => {
+    const runs = controlledRuns();
+    const dispatcher = createLocalDispatcher({ concurrency: 3, run: runs.run, onError: () => {} });
+    const first = dispatcher.reserve(2);
+    expect(first.size).toBe(2);
+    // A reservation made meanwhile gets only what is left.
+    expect(dispatcher.reserve(5).size).toBe(1);
+    expect(dispatcher.room()).toBe(0);
+
+    first.submit('a');
+    expect(runs.started()).toEqual(['a']);
+    expect(first.size).toBe(1);
+    expect(dispatcher.room()).toBe(0);
+    first.release();
+    expect(dispatcher.room()).toBe(1);
+    expect(dispatcher.inHand()).toEqual(['a']);
+  });
+
+  it('frees the slot of an execution submitted twice', () => {
+    const runs = controlledRuns();
+    const dispatcher = createLocalDispatcher({ concurrency: 2, run: runs.run, onError: () => {} });
+    dispatcher.submit('a');
+    const slot = dispatcher.reserve(1);
+    slot.submit('a');
+    expect(runs.started()).toEqual(['a']);
+    expect(dispatcher.room()).toBe(1);
+  });
+
+  it('tells of room when a reservation that left none is released unused', () => {
+    let told = 0;
+    const dispatcher = createLocalDispatcher({
+      concurrency: 1,
+      run: controlledRuns().run,
+      onError: () => {},
+      onRoom: () => (told += 1),
+    });
+    const slot = dispatcher.reserve(1);
+    expect(dispatcher.reserve(1).size).toBe(0);
+    expect(told).toBe(0);
+    slot.release();
+    expect(told).toBe(1);
+  });
 });

@@ -6,12 +6,30 @@ export interface Dispatcher {
   /** Queues an execution; running it twice at once is prevented by the dispatcher. */
   submit(executionId: string): void;
   /**
-   * How many more executions it would start now: its concurrency less those running and queued. Asking when there
-   * is none asks to be told (`onRoom`) once a run ends and there is.
+   * Holds up to `most` free slots for executions about to be queued (leased or claimed first, which takes a round
+   * trip to the store): until they are submitted or released, `room()` and other reservations do not count them
+   * as free, so work arriving at once is never promised more room than there is.
+   */
+  reserve(most: number): Reservation;
+  /**
+   * How many more executions it would start now: its concurrency less those running, queued and reserved. Asking
+   * when there is none asks to be told (`onRoom`) once a run ends or a reservation is released and there is.
    */
   room(): number;
+  /** The executions queued or running here: this process has them in hand, whatever their leases say. */
+  inHand(): readonly string[];
   /** Stops starting new work and resolves when running work has ended or the deadline passed. */
   drain(deadlineMs: number): Promise<void>;
+}
+
+/** Free slots held for executions about to be queued. */
+export interface Reservation {
+  /** Slots held and not used yet. */
+  readonly size: number;
+  /** Queues an execution in one of the held slots; one already queued or running here just frees the slot. */
+  submit(executionId: string): void;
+  /** Frees the slots not used. */
+  release(): void;
 }
 
 export type ExecutionHandler = (executionId: string) => Promise<void>;
@@ -20,15 +38,27 @@ export function createLocalDispatcher(options: {
   concurrency: number;
   run: ExecutionHandler;
   onError: (executionId: string, error: unknown) => void;
-  /** Called when a run ends with nothing queued after `room()` was asked and found none: work may be waiting. */
+  /** Called when room was asked for and found none, and there is some again: work may be waiting. */
   onRoom?: () => void;
 }): Dispatcher {
   const queue: string[] = [];
   const queued = new Set<string>();
   const running = new Map<string, Promise<void>>();
+  let reserved = 0;
   let draining = false;
   /** `room()` found none since the last `onRoom`. */
   let wanted = false;
+
+  function free(): number {
+    return draining ? 0 : Math.max(0, options.concurrency - running.size - queue.length - reserved);
+  }
+
+  function tellOfRoom(): void {
+    if (wanted && !draining && queue.length === 0 && free() > 0) {
+      wanted = false;
+      options.onRoom?.();
+    }
+  }
 
   function pump(): void {
     while (!draining && running.size < options.concurrency && queue.length > 0) {
@@ -40,28 +70,50 @@ export function createLocalDispatcher(options: {
         .finally(() => {
           running.delete(executionId);
           pump();
-          if (wanted && !draining && queue.length === 0) {
-            wanted = false;
-            options.onRoom?.();
-          }
+          tellOfRoom();
         });
       running.set(executionId, job);
     }
   }
 
+  function submit(executionId: string): void {
+    if (draining || queued.has(executionId) || running.has(executionId)) return;
+    queued.add(executionId);
+    queue.push(executionId);
+    pump();
+  }
+
+  function room(): number {
+    const room = free();
+    if (room === 0) wanted = true;
+    return room;
+  }
+
   return {
-    submit(executionId) {
-      if (draining || queued.has(executionId) || running.has(executionId)) return;
-      queued.add(executionId);
-      queue.push(executionId);
-      pump();
+    submit,
+    reserve(most) {
+      let held = Math.min(most, room());
+      reserved += held;
+      return {
+        get size() {
+          return held;
+        },
+        submit(executionId) {
+          if (held > 0) {
+            held -= 1;
+            reserved -= 1;
+          }
+          submit(executionId);
+        },
+        release() {
+          reserved -= held;
+          held = 0;
+          tellOfRoom();
+        },
+      };
     },
-    room() {
-      if (draining) return 0;
-      const free = Math.max(0, options.concurrency - running.size - queue.length);
-      if (free === 0) wanted = true;
-      return free;
-    },
+    room,
+    inHand: () => [...running.keys(), ...queue],
     async drain(deadlineMs) {
       draining = true;
       queue.length = 0;

@@ -10,6 +10,29 @@ import { ExecutionClaims } from './execution-claims.ts';
 
 const t0 = new Date('2030-01-01T00:00:00Z');
 
+/** A dispatcher with `room.free` slots, as the test sets them, that hands what is queued to `submit`. */
+function fakeDispatcher(room: { free: number }, submit: (executionId: string) => void): Dispatcher {
+  return {
+    submit,
+    reserve: (most) => {
+      let held = Math.min(most, room.free);
+      return {
+        get size() {
+          return held;
+        },
+        submit: (executionId) => {
+          held -= 1;
+          submit(executionId);
+        },
+        release: () => (held = 0),
+      };
+    },
+    room: () => room.free,
+    inHand: () => [],
+    drain: () => Promise.resolve(),
+  };
+}
+
 describe('execution claims', () => {
   let dir: string;
   let store: Store;
@@ -42,14 +65,10 @@ describe('execution claims', () => {
   }
 
   function claimsWithRoom(room: { free: number }, submitted: string[]): ExecutionClaims {
-    const dispatcher: Dispatcher = {
-      submit: (id) => {
-        submitted.push(id);
-        room.free -= 1;
-      },
-      room: () => room.free,
-      drain: () => Promise.resolve(),
-    };
+    const dispatcher = fakeDispatcher(room, (id) => {
+      submitted.push(id);
+      room.free -= 1;
+    });
     return new ExecutionClaims({
       store,
       dispatcher,
@@ -108,8 +127,8 @@ describe('execution claims', () => {
     const claimExecutions = store.claimExecutions.bind(store);
     const watched: Store = {
       ...store,
-      claimExecutions: (owner, now, until, limit) => {
-        const claimed = claimExecutions(owner, now, until, limit);
+      claimExecutions: (owner, now, until, limit, inHand) => {
+        const claimed = claimExecutions(owner, now, until, limit, inHand);
         scans.push({ at: now.getTime() - t0.getTime(), claimed });
         return claimed;
       },
@@ -117,11 +136,7 @@ describe('execution claims', () => {
     const submitted: string[] = [];
     const claims = new ExecutionClaims({
       store: watched,
-      dispatcher: {
-        submit: (executionId) => submitted.push(executionId),
-        room: () => 1,
-        drain: async () => {},
-      },
+      dispatcher: fakeDispatcher({ free: 1 }, (executionId) => submitted.push(executionId)),
       clock: () => new Date(),
       lease: { owner: 'this-process', durationMs: leaseMs },
       scanMs,

@@ -15,7 +15,9 @@ export interface ExecutionClaimsDeps {
 /**
  * Takes work for this process: as many waiting executions as it has room for, and those of processes that are gone
  * or whose leases ran out. Woken by a notice of new work, by a run ending, and every `scanMs`; wake-ups that come
- * while a claim runs are served by one more claim after it.
+ * while a claim runs are served by one more claim after it. What it has in hand is never claimed: a claim of an
+ * execution this process runs would change it under its run, which would then stop, leaving it to wait for its
+ * lease to run out.
  */
 export class ExecutionClaims {
   #running: Promise<void> | undefined;
@@ -60,12 +62,14 @@ export class ExecutionClaims {
   }
 
   async #claimOnce(): Promise<void> {
+    // Room is read, not reserved: a kickoff answered while the claim runs is still started here.
     const room = this.deps.dispatcher.room();
     if (this.#stopped || room === 0) return;
     const now = this.deps.clock();
     const { owner, durationMs } = this.deps.lease;
     const until = new Date(now.getTime() + durationMs);
-    const claimed = await this.deps.store.claimExecutions(owner, now, until, room);
+    const inHand = this.deps.dispatcher.inHand();
+    const claimed = await this.deps.store.claimExecutions(owner, now, until, room, inHand);
     if (claimed.length > 0) this.deps.onClaimed?.(claimed);
     for (const execution of claimed) this.deps.dispatcher.submit(execution.id);
     // Full: more may be waiting. Asking again (there is no room now) gets this process woken when a run ends.

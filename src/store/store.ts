@@ -132,10 +132,17 @@ export interface ExecutionStore {
   renewLeases(owner: string, executionIds: readonly string[], until: Date): Promise<readonly string[]>;
   /**
    * Leases up to `limit` PENDING or RUNNING executions to `owner` until `until`, oldest first: those no process
-   * holds a live lease on, and those whose holder is gone (its liveness lock was released). Processes
-   * claiming at the same moment never get the same execution.
+   * holds a live lease on, and those whose holder is another process that is gone (its liveness lock was released);
+   * never one of `inHand`, the executions `owner` queues or runs, though their leases ran out. Processes claiming
+   * at the same moment never get the same execution.
    */
-  claimExecutions(owner: string, now: Date, until: Date, limit: number): Promise<readonly ClaimedExecution[]>;
+  claimExecutions(
+    owner: string,
+    now: Date,
+    until: Date,
+    limit: number,
+    inHand?: readonly string[],
+  ): Promise<readonly ClaimedExecution[]>;
   /** Releases every lease this owner holds (a clean shutdown), so another process may go on at once. */
   releaseLeases(owner: string): Promise<void>;
   /**

@@ -36,7 +36,13 @@ describe('following an execution’s events', () => {
     await store.migrate();
     hub = new EventHub();
     // Nothing runs here: executions only receive the events each test writes.
-    const dispatcher: Dispatcher = { submit: () => {}, room: () => 0, drain: () => Promise.resolve() };
+    const dispatcher: Dispatcher = {
+      submit: () => {},
+      reserve: () => ({ size: 0, submit: () => {}, release: () => {} }),
+      room: () => 0,
+      inHand: () => [],
+      drain: () => Promise.resolve(),
+    };
     listings = 0;
     serviceWith = (eventPollMs) =>
       new CrewService({

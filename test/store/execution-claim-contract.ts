@@ -59,6 +59,33 @@ export function describeExecutionClaimContract(harness: StoreHarness): void {
       expect(new Set(ids).size).toBe(20);
     });
 
+    it('never claims what the claimer has in hand, nor its own leases for want of its own liveness lock', async () => {
+      const a = await liveProcess(harness, 'process-a');
+      const lapsed = (
+        await a.createExecution(
+          newExecution({ createdAt: at(1), lease: { owner: 'process-a', until: at(5) } }),
+        )
+      ).execution.id;
+      // Its lease ran out while the claimer runs it: the claim leaves it to the run.
+      expect(await a.claimExecutions('process-a', at(10), at(40), 10, [lapsed])).toEqual([]);
+      expect(await a.claimExecutions('process-a', at(10), at(40), 10)).toEqual([
+        { id: lapsed, state: 'PENDING', takenFrom: 'process-a' },
+      ]);
+
+      // A process whose lock is gone for a moment (the database restarted, it has not reconnected yet) does not
+      // take over its own executions as a dead process's.
+      const reconnecting = (
+        await a.createExecution(
+          newExecution({ createdAt: at(2), lease: { owner: 'process-reconnecting', until: at(100) } }),
+        )
+      ).execution.id;
+      expect(await a.claimExecutions('process-reconnecting', at(11), at(40), 10)).toEqual([]);
+      // Another process does, as it would a dead one's.
+      expect(await a.claimExecutions('process-a', at(12), at(40), 10)).toEqual([
+        { id: reconnecting, state: 'PENDING', takenFrom: 'process-reconnecting' },
+      ]);
+    });
+
     it('leaves paused and finished executions alone', async () => {
       const a = await liveProcess(harness, 'process-a');
       const { execution } = await a.createExecution(newExecution());

@@ -54,15 +54,18 @@ const renewLeases = namedQuery(
    RETURNING id`,
 );
 // SKIP LOCKED: processes claiming at once each take different executions, and none waits for another's claim.
+// The claimer's own leases are never judged by its liveness lock, which is gone for a moment whenever the database
+// restarts while its runs go on; and what it has in hand (`in_hand`) is never claimed, even once its lease ran out.
 const claimExecutions = namedQuery(
   'claim_executions',
   `WITH live AS MATERIALIZED (${liveOwnerKeys}),
    candidate AS (
      SELECT execution.id, execution.lease_owner FROM executions AS execution
-     WHERE execution.state IN ('PENDING', 'RUNNING')
+     WHERE execution.state IN ('PENDING', 'RUNNING') AND execution.id <> ALL(:in_hand::text[])
        AND (execution.lease_owner IS NULL OR execution.lease_until IS NULL
          OR execution.lease_until <= :now::timestamptz
-         OR ${livenessKeySql('execution.lease_owner')} NOT IN (SELECT objid FROM live))
+         OR (execution.lease_owner <> :owner::text
+           AND ${livenessKeySql('execution.lease_owner')} NOT IN (SELECT objid FROM live)))
      ORDER BY execution.created_at, execution.id
      LIMIT :limit::bigint
      FOR UPDATE OF execution SKIP LOCKED
@@ -226,11 +229,12 @@ export function postgresExecutionStore(
         (row) => row.id as string,
       ),
 
-    claimExecutions: async (owner, now, until, limit) =>
+    claimExecutions: async (owner, now, until, limit, inHand = []) =>
       (
         await query(claimExecutions, {
           origin,
           owner,
+          in_hand: inHand,
           now: now.toISOString(),
           until: until.toISOString(),
           limit,

@@ -40,7 +40,8 @@ const renewLeases = `
 // One writer at a time, so the read and the updates below see no other claim in between.
 const selectClaimable = `
   SELECT id, state, lease_owner, created_at FROM executions
-  WHERE state IN ('PENDING', 'RUNNING') AND (lease_owner IS NULL OR lease_until IS NULL OR lease_until <= :now)
+  WHERE state IN ('PENDING', 'RUNNING') AND id NOT IN (SELECT value FROM json_each(:in_hand))
+    AND (lease_owner IS NULL OR lease_until IS NULL OR lease_until <= :now)
   ORDER BY created_at, id LIMIT :limit`;
 
 // Leases other processes hold that may have ended: only executions running or waiting now, a bounded set.
@@ -180,9 +181,9 @@ export function sqliteExecutionStore(
           .map((row) => row.id as string),
       ),
 
-    claimExecutions: (owner, now, until, limit) =>
+    claimExecutions: (owner, now, until, limit, inHand = []) =>
       writes.write(() => {
-        const values = { now: now.toISOString(), limit };
+        const values = { now: now.toISOString(), limit, in_hand: JSON.stringify(inHand) };
         const free = statement(selectClaimable).all(values);
         // A holder whose liveness lock is gone (a crash, kill -9) lets go at once, as on PostgreSQL.
         const leased = statement(selectLeased).all({ now: values.now, owner });
@@ -190,7 +191,10 @@ export function sqliteExecutionStore(
           locks,
           leased.map((row) => row.lease_owner as string),
         );
-        const orphaned = leased.filter((row) => ended.has(row.lease_owner as string));
+        const held = new Set(inHand);
+        const orphaned = leased.filter(
+          (row) => ended.has(row.lease_owner as string) && !held.has(row.id as string),
+        );
         const claimable = orphaned.length === 0 ? free : oldestFirst([...free, ...orphaned]).slice(0, limit);
         return claimable.map((row) => {
           statement(claimExecution).run({ owner, until: until.toISOString(), id: row.id });
