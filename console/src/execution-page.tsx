@@ -45,7 +45,7 @@ export function ExecutionPage({ client, id }: { client: ApiClient; id: string })
       client.headers(),
       0,
       (event) => {
-        if (event.type === 'step-end') setSteps((previous) => [...previous, event.data as StepPayload]);
+        if (event.type === 'step-end') setSteps((previous) => [...previous, event.data]);
         // Anything past what the page shows changes tasks, state or deliveries: read the execution again.
         if (event.id > seen.current && event.type !== 'step-end') reload.current();
       },

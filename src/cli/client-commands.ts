@@ -226,9 +226,8 @@ async function follow(client: CrewdClient, id: string, options: FollowOptions, c
 }
 
 function progress(event: ExecutionEvent, context: CliContext): void {
-  const task = typeof event.data.task_id === 'string' ? event.data.task_id : undefined;
-  if (event.type === 'task-start' && task !== undefined) context.stderr.write(`Running ${task}\n`);
-  if (event.type === 'task-end' && task !== undefined) context.stderr.write(`Finished ${task}\n`);
+  if (event.type === 'task-start') context.stderr.write(`Running ${event.data.task_id}\n`);
+  if (event.type === 'task-end') context.stderr.write(`Finished ${event.data.task_id}\n`);
 }
 
 /** The result for people: the final output, or while paused the output waiting for review. */

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { chmod, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { dataDirectory } from '../workspace/execution-workspace.ts';
-import { makeOwnerOnlyDirectory, ownerOnlyFileMode } from '../workspace/owner-only.ts';
+import { makeOwnerOnlyDirectory, ownerOnlyFileMode } from '../system/owner-only.ts';
 
 export interface DevToken {
   readonly secret: string;

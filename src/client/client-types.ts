@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { ExecutionLogEvent } from '../domain/execution-log.ts';
 import type { crewDescriptionSchema } from '../api/crew-description.ts';
 import type { executionDetailSchema } from '../api/execution-detail.ts';
 import type { kickoffBodySchema, resumeBodySchema } from '../api/request-schemas.ts';
@@ -10,7 +11,7 @@ import type {
   resumeResponseSchema,
   statusViewSchema,
 } from '../api/response-schemas.ts';
-import type { stepPayloadSchema } from '../webhooks/payloads.ts';
+import type { stepPayloadSchema } from '../domain/webhook-payloads.ts';
 
 /*
  * The client's types come from the zod schemas that validate the server's requests and responses, which are also
@@ -53,11 +54,11 @@ export type Delivery = DeliveryList['items'][number];
 /** What `GET /crew` answers: the crew's agents, tasks and inputs. */
 export type CrewDescription = z.output<typeof crewDescriptionSchema>;
 
-/** One entry of an execution's event log, as `GET /executions/{id}/events` streams it. */
-export interface ExecutionEvent {
+/**
+ * One entry of an execution's event log, as `GET /executions/{id}/events` streams it: the union of
+ * `src/domain/execution-log.ts` (discriminated by `type`), with its sequence.
+ */
+export type ExecutionEvent = ExecutionLogEvent & {
   /** 1, 2, 3… within the execution; resume after it with `lastEventId`. */
   readonly id: number;
-  /** `execution-start`, `task-start`, `step-end`, `task-end`, `human-input-request`, `execution-end`, … */
-  readonly type: string;
-  readonly data: Record<string, unknown>;
-}
+};

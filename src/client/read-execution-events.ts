@@ -15,6 +15,7 @@ export async function* readExecutionEvents(
     const data = JSON.parse(item.data) as Record<string, unknown>;
     if (item.event === 'error') throw errorFromAnswer(500, data);
     if (item.id === undefined || !/^\d+$/.test(item.id)) continue;
-    yield { id: Number(item.id), type: item.event ?? 'message', data };
+    // The server writes only entries of the log's union; the client takes them as such, unchecked.
+    yield { id: Number(item.id), type: item.event, data } as ExecutionEvent;
   }
 }

@@ -7,7 +7,7 @@ import { CrewdError, isCrewdError } from '../domain/errors.ts';
 import type { SavedFile } from '../domain/task-output.ts';
 import type { OpenedFile, OutputFileReader, OutputFileRequest, OutputFiles } from '../engine/output-files.ts';
 import { executionWorkspace } from './execution-workspace.ts';
-import { makeOwnerOnlyDirectory, ownerOnlyFileMode } from './owner-only.ts';
+import { makeOwnerOnlyDirectory, ownerOnlyFileMode } from '../system/owner-only.ts';
 
 /**
  * Output files in the workspace on local disk: written to a temporary file, flushed and renamed into place, so a

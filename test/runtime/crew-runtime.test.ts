@@ -46,7 +46,7 @@ async function openVisitCrew(): Promise<{ runtime: CrewRuntime; visitLog: string
     warn: () => undefined,
     allowPartial: false,
     defaultModel: undefined,
-    tools: { workspaceRoot: mkdtempSync(join(tmpdir(), 'crewd-workspace-')) },
+    tools: { workspaceRoot: mkdtempSync(join(tmpdir(), 'crewd-workspace-')), crewdState: [] },
     check: true,
   });
   return { runtime, visitLog };

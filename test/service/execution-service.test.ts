@@ -23,7 +23,13 @@ describeExecutionServiceContract('the crew service over SQLite', async () => {
   await store.migrate();
   const hub = new EventHub();
   // Nothing runs: each test moves its executions as a run would, through the store.
-  const dispatcher: Dispatcher = { submit: () => {}, room: () => 0, drain: () => Promise.resolve() };
+  const dispatcher: Dispatcher = {
+    submit: () => {},
+    reserve: () => ({ size: 0, submit: () => {}, release: () => {} }),
+    room: () => 0,
+    inHand: () => [],
+    drain: () => Promise.resolve(),
+  };
   let clock = Date.parse('2030-01-01T00:00:00.000Z');
   const now = (): Date => new Date((clock += 1000));
   const service = new CrewService({

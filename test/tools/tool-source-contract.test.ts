@@ -39,6 +39,7 @@ runToolSourceContract('the built-in tools', () => {
       crewDir,
       workspaceRoot: mkdtempSync(join(tmpdir(), 'crewd-workspace-')),
       allowPrivateTargets: false,
+      crewdState: [],
     }),
     sample: { tool: 'FileReadTool', input: { file_path: 'notes.txt' }, result: 'contract\n' },
     missingTool: 'NopeTool',

@@ -2,7 +2,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { createOwnerOnlyFileSync, makeOwnerOnlyDirectorySync } from '../../workspace/owner-only.ts';
+import { createOwnerOnlyFileSync, makeOwnerOnlyDirectorySync } from '../../system/owner-only.ts';
 
 /**
  * The liveness locks of the processes sharing one SQLite database, in place of PostgreSQL's advisory locks: a file

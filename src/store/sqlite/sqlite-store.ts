@@ -3,7 +3,7 @@ import { accessSync, constants } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { CrewdError } from '../../domain/errors.ts';
-import { createOwnerOnlyFileSync, makeOwnerOnlyDirectorySync } from '../../workspace/owner-only.ts';
+import { createOwnerOnlyFileSync, makeOwnerOnlyDirectorySync } from '../../system/owner-only.ts';
 import type { Store } from '../store.ts';
 import { spawnCheckpointWorker } from './checkpoint-worker.ts';
 import { statfs } from 'node:fs/promises';

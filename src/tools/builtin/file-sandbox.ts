@@ -1,6 +1,6 @@
 import { lstat, realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, normalize, relative, resolve, sep } from 'node:path';
-import { makeOwnerOnlyDirectory } from '../../workspace/owner-only.ts';
+import { makeOwnerOnlyDirectory } from '../../system/owner-only.ts';
 import type { BuiltinToolOptions } from './builtin-tool-options.ts';
 import { crewdDataRefusal, crewFileRefusal } from './crew-read-rule.ts';
 import { ToolFailure } from './tool-failure.ts';

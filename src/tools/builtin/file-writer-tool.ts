@@ -1,5 +1,5 @@
 import { chmod, writeFile } from 'node:fs/promises';
-import { ownerOnlyFileMode } from '../../workspace/owner-only.ts';
+import { ownerOnlyFileMode } from '../../system/owner-only.ts';
 import { z } from 'zod';
 import { defineBuiltinTool } from './define-builtin-tool.ts';
 import { prepareWritable, workspaceOf } from './file-sandbox.ts';
