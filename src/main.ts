@@ -12,7 +12,7 @@ import { traceDeliveryAttempt } from './observability/delivery-trace.ts';
 import { Metrics } from './observability/metrics.ts';
 import { openTracing } from './observability/open-tracing.ts';
 import { countingStoreErrors } from './observability/store-error-counter.ts';
-import { CrewService } from './service/crew-service.ts';
+import { DurableExecutionService } from './service/durable-execution-service.ts';
 import { createLocalDispatcher } from './service/dispatcher.ts';
 import { followOtherProcesses } from './service/cross-process-changes.ts';
 import { EventHub } from './service/event-hub.ts';
@@ -231,7 +231,7 @@ async function wire(
     },
     onError: (error) => quietDuringOutages('claims', error, 'could not claim executions'),
   });
-  const service = new CrewService({
+  const service = new DurableExecutionService({
     crew,
     store,
     runner,

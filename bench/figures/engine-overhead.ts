@@ -1,7 +1,7 @@
 // Figure 1: what the engine adds to a 3-task sequential crew run in-process, over three direct model calls; and per
 // delegation, to the same tasks led by a manager that delegates each one, over the nine calls that makes.
 import { loadCrew } from '../../src/crew/load-crew.ts';
-import { runCrew } from '../../src/engine/run-crew.ts';
+import { runCrew } from '../../src/engine/crew-process.ts';
 import { createModelResolver } from '../../src/llm/resolve-model.ts';
 import { toolRegistryOf } from '../../src/engine/tool.ts';
 import { baselineLabels, createBaselineRun } from '../lib/baseline-run.ts';

@@ -12,7 +12,7 @@ import type { OutputFileReader } from '../engine/output-files.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import type { ExecutionService } from '../service/execution-service.ts';
 import { installBearerAuth } from './bearer-auth.ts';
-import { describeCrew } from './crew-openapi.ts';
+import { openApiForCrew } from './crew-openapi.ts';
 import { docsSecurityHeaders, isDocsRoute } from './docs-security-headers.ts';
 import { publicExampleCrew } from './public-example-crew.ts';
 import { capConnectionsPerAddress, connectionOptions, defaultConnectionLimits } from './connection-limits.ts';
@@ -24,7 +24,7 @@ import { describeErrorResponses } from './error-responses.ts';
 import { zodValidatorCompiler } from './request-validation.ts';
 import { errorBodySchema } from './response-schemas.ts';
 import { defaultTokenRecheckMs } from './stream-token-watch.ts';
-import { registerConsoleRoutes } from './routes/console-routes.ts';
+import { registerConsoleApiRoutes } from './routes/console-api-routes.ts';
 import { registerCrewRoutes } from './routes/crew-routes.ts';
 import { registerEventStreamRoute, serverClosing } from './routes/event-stream-route.ts';
 import { registerExecutionRoutes } from './routes/execution-routes.ts';
@@ -124,7 +124,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     transform: jsonSchemaTransform,
     transformObject: (document) =>
       'openapiObject' in document
-        ? describeCrew(document.openapiObject, publicExampleCrew(deps.service.crew))
+        ? openApiForCrew(document.openapiObject, publicExampleCrew(deps.service.crew))
         : document.swaggerObject,
   });
   // The UI's static files are served by a plugin of its own, out of reach of its route hooks.
@@ -161,7 +161,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   registerCrewRoutes(app, context);
   registerExecutionRoutes(app, context);
   if (deps.outputFiles !== undefined) registerOutputFileRoute(app, { ...context, files: deps.outputFiles });
-  registerConsoleRoutes(app, context);
+  registerConsoleApiRoutes(app, context);
   registerEventStreamRoute(app, {
     ...context,
     heartbeatMs: deps.heartbeatMs ?? 15_000,

@@ -55,7 +55,7 @@ const webhookPayloads: readonly [string, string, z.ZodType][] = [
  * The API description made for this crew: the kickoff body names the crew's inputs, routes carry tags and
  * examples, and the webhooks crewd sends are described as OpenAPI 3.1 `webhooks`.
  */
-export function describeCrew(document: JsonObject, crew: CrewDefinition): JsonObject {
+export function openApiForCrew(document: JsonObject, crew: CrewDefinition): JsonObject {
   const paths = (document.paths ?? {}) as Record<string, Record<string, JsonObject>>;
   const exampleInputs = Object.fromEntries(crew.requiredInputs.map((name) => [name, `<${name}>`]));
   const firstReviewed = crew.tasks.find((task) => task.humanInput)?.name ?? crew.tasks[0]?.name ?? 'task';

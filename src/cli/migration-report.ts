@@ -4,7 +4,7 @@ import { findGuardrail } from '../engine/guardrails.ts';
 import type { ModelResolver } from '../llm/chat-model.ts';
 import type { ToolRegistry } from '../engine/tool.ts';
 import { managerAgent } from '../engine/manager-agent.ts';
-import { processFor } from '../engine/run-crew.ts';
+import { processFor } from '../engine/crew-process.ts';
 
 /** What `crewd check` found while loading a crew. */
 export interface LoadFindings {

@@ -2,8 +2,8 @@ import type { EngineEvent } from '../domain/events.ts';
 import type { HumanFeedback, TaskOutput } from '../domain/task-output.ts';
 import { addUsage, emptyUsage } from '../domain/usage.ts';
 import type { TokenUsage } from '../domain/usage.ts';
-import { runCrew } from '../engine/run-crew.ts';
-import type { Checkpoint, RunCrewRequest } from '../engine/run-crew-types.ts';
+import { runCrew } from '../engine/crew-process.ts';
+import type { Checkpoint, RunCrewRequest } from '../engine/run-request.ts';
 import { createRateLimiter } from '../engine/rate-limiter.ts';
 
 /** A person's answer on a human-input task. */

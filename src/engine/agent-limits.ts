@@ -1,5 +1,5 @@
 import type { AgentDefinition } from '../domain/crew.ts';
-import type { CrewRun } from './crew-run.ts';
+import type { RunContext } from './run-context.ts';
 import { defaultMaxRetryLimit, withRetries } from './task-retries.ts';
 import { withTimeLimit } from './task-time-limit.ts';
 import { systemTimers } from './timers.ts';
@@ -9,9 +9,9 @@ import { systemTimers } from './timers.ts';
  * and a failed one run again up to `max_retry_limit` times. `work` gets the run with the limited signal.
  */
 export function withAgentLimits<T>(
-  run: CrewRun,
+  run: RunContext,
   agent: AgentDefinition,
-  work: (limited: CrewRun) => Promise<T>,
+  work: (limited: RunContext) => Promise<T>,
 ): Promise<T> {
   const { signal } = run.request;
   return withRetries(agent.maxRetryLimit ?? defaultMaxRetryLimit, signal, () =>

@@ -1,6 +1,6 @@
 import type { AgentDefinition, CrewDefinition, ModelSpec, TaskDefinition } from '../domain/crew.ts';
 import { CrewdError } from '../domain/errors.ts';
-import type { RunCrewRequest } from './run-crew-types.ts';
+import type { RunCrewRequest } from './run-request.ts';
 import type { Tool } from './tool.ts';
 
 /** The model an agent uses: its own `llm`, else the crew's, else the default model (the MODEL variable). */

@@ -6,7 +6,7 @@ import type { ChatRequest, ChatResponse } from '../llm/chat-model.ts';
 import { abortable } from './abortable.ts';
 import { agentModel, agentToolCallingModel } from './agent-resources.ts';
 import type { AgentLoopOptions } from './agent-loop.ts';
-import type { CrewRun } from './crew-run.ts';
+import type { RunContext } from './run-context.ts';
 import type { StepReplay } from './step-journal.ts';
 import type { Tool } from './tool.ts';
 import { rememberingToolBox } from './remembering-tool-box.ts';
@@ -44,7 +44,7 @@ export interface AgentSession {
  * its step events. Ids in the journal and in events carry the conversation's scope, so a coworker's calls never
  * mix with its manager's.
  */
-export function openAgentSession(run: CrewRun, shared: AttemptShared, work: AgentWork): AgentSession {
+export function openAgentSession(run: RunContext, shared: AttemptShared, work: AgentWork): AgentSession {
   const { request } = run;
   const { signal } = request;
   const { agent, scope } = work;

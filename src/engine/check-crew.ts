@@ -3,8 +3,8 @@ import { CrewdError, isCrewdError } from '../domain/errors.ts';
 import { agentModel, agentToolCallingModel, agentTools } from './agent-resources.ts';
 import { findGuardrail } from './guardrails.ts';
 import { managerAgent } from './manager-agent.ts';
-import { processFor } from './run-crew.ts';
-import type { RunCrewRequest } from './run-crew-types.ts';
+import { processFor } from './crew-process.ts';
+import type { RunCrewRequest } from './run-request.ts';
 
 /**
  * Checks before serving that the engine runs the crew's process and that every task's agent has a model that

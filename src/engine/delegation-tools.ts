@@ -6,8 +6,8 @@ import { agentTools } from './agent-resources.ts';
 import { runAgentLoop } from './agent-loop.ts';
 import { openAgentSession } from './agent-session.ts';
 import type { AttemptShared } from './agent-session.ts';
-import { ListenerError } from './crew-run.ts';
-import type { CrewRun } from './crew-run.ts';
+import { ListenerError } from './run-context.ts';
+import type { RunContext } from './run-context.ts';
 import { systemPrompt } from './prompts.ts';
 import { TaskStoppingError } from './tool.ts';
 import type { Tool } from './tool.ts';
@@ -44,7 +44,7 @@ export interface DelegationCount {
  * delegation tools over them.
  */
 export function workTools(
-  run: CrewRun,
+  run: RunContext,
   shared: AttemptShared & DelegationCount,
   delegator: Delegator,
   own: readonly Tool[],
@@ -54,7 +54,7 @@ export function workTools(
 }
 
 function delegationTools(
-  run: CrewRun,
+  run: RunContext,
   shared: AttemptShared & DelegationCount,
   delegator: Delegator,
 ): Tool[] {
@@ -116,7 +116,7 @@ interface Delegation {
 }
 
 async function delegate(
-  run: CrewRun,
+  run: RunContext,
   shared: AttemptShared & DelegationCount,
   delegator: Delegator,
   delegation: Delegation,
@@ -164,7 +164,7 @@ async function delegate(
 
 /** Runs the coworker's own agent loop on the delegated request and reports its final answer as its step. */
 async function coworkerAnswer(
-  run: CrewRun,
+  run: RunContext,
   shared: AttemptShared & DelegationCount,
   worker: Delegator,
   delegation: Delegation,
@@ -192,7 +192,7 @@ async function coworkerAnswer(
 }
 
 /** The crew's agents but `agent` (and but a hierarchical crew's manager, which is no agent of the crew). */
-export function othersThan(run: CrewRun, agent: Pick<AgentDefinition, 'name'>): AgentDefinition[] {
+export function othersThan(run: RunContext, agent: Pick<AgentDefinition, 'name'>): AgentDefinition[] {
   const { crew, inputs } = run.request;
   return [...crew.agents.values()]
     .filter((candidate) => candidate.name !== agent.name && candidate.name !== crew.managerAgent)

@@ -7,8 +7,8 @@ import type { TaskOutput } from '../domain/task-output.ts';
 import { runAgentLoop } from './agent-loop.ts';
 import type { AgentLoopOptions } from './agent-loop.ts';
 import { attemptShared, openAgentSession } from './agent-session.ts';
-import { ListenerError } from './crew-run.ts';
-import type { CrewRun } from './crew-run.ts';
+import { ListenerError } from './run-context.ts';
+import type { RunContext } from './run-context.ts';
 import { delegationToolNames, workTools } from './delegation-tools.ts';
 import { applyGuardrails } from './guardrails.ts';
 import type { TaskAnswer } from './guardrails.ts';
@@ -29,7 +29,7 @@ import { withTriggerPayload } from './trigger-payload.ts';
  * Emitting `task-end` is the process's job, since only it knows whether the run pauses there.
  * Any failure becomes `TASK_FAILED` naming the task; an abort rethrows the signal's reason.
  */
-export async function runTask(run: CrewRun, plan: TaskPlan): Promise<TaskOutput> {
+export async function runTask(run: RunContext, plan: TaskPlan): Promise<TaskOutput> {
   const { signal } = run.request;
   try {
     const { task, agent } = renderTask(run.request.crew, plan.task, run.request.inputs);
@@ -53,7 +53,7 @@ export async function runTask(run: CrewRun, plan: TaskPlan): Promise<TaskOutput>
 }
 
 async function attemptTask(
-  run: CrewRun,
+  run: RunContext,
   plan: TaskPlan,
   task: TaskDefinition,
   lead: TaskLead,

@@ -2,7 +2,7 @@ import { findPlaceholders, interpolate } from '../crew/index.ts';
 import type { TaskDefinition } from '../domain/crew.ts';
 import { CrewdError } from '../domain/errors.ts';
 import type { TaskOutput } from '../domain/task-output.ts';
-import type { RunCrewRequest } from './run-crew-types.ts';
+import type { RunCrewRequest } from './run-request.ts';
 
 /**
  * Saves a task's answer at its `output_file`, as crewAI does when the task finishes: a structured answer as

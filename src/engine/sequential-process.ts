@@ -1,7 +1,7 @@
 import type { TaskOutput } from '../domain/task-output.ts';
 import { addUsage, emptyUsage } from '../domain/usage.ts';
-import type { CrewRun } from './crew-run.ts';
-import type { RunOutcome } from './run-crew-types.ts';
+import type { RunContext } from './run-context.ts';
+import type { RunOutcome } from './run-request.ts';
 import { runTask } from './run-task.ts';
 import { planTask } from './task-plan.ts';
 
@@ -9,7 +9,7 @@ import { planTask } from './task-plan.ts';
  * crewAI's sequential process: tasks in file order, each one's output feeding the context of later ones.
  * Tasks whose output the checkpoint holds are skipped; a human-input task pauses the run after its answer.
  */
-export async function runSequentialProcess(run: CrewRun): Promise<RunOutcome> {
+export async function runSequentialProcess(run: RunContext): Promise<RunOutcome> {
   const { crew, checkpoint, signal } = run.request;
   const accepted = new Map(checkpoint.outputs.map((output) => [output.taskId, output]));
   let usage = emptyUsage;

@@ -2,7 +2,7 @@ import { renderAgent } from '../crew/index.ts';
 import type { AgentDefinition, TaskDefinition } from '../domain/crew.ts';
 import { CrewdError } from '../domain/errors.ts';
 import { agentTools } from './agent-resources.ts';
-import type { CrewRun } from './crew-run.ts';
+import type { RunContext } from './run-context.ts';
 import { othersThan } from './delegation-tools.ts';
 import { managerAgent } from './manager-agent.ts';
 import type { Tool } from './tool.ts';
@@ -20,7 +20,7 @@ export interface TaskLead {
  * with no tools of its own, delegating to the task's agent, or to any agent of the crew when the task names none.
  */
 export function taskLead(
-  run: CrewRun,
+  run: RunContext,
   task: TaskDefinition,
   assigned: AgentDefinition | undefined,
 ): TaskLead {

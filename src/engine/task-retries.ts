@@ -1,5 +1,5 @@
 import { isCrewdError } from '../domain/errors.ts';
-import { ListenerError } from './crew-run.ts';
+import { ListenerError } from './run-context.ts';
 import { TimeLimitError } from './task-time-limit.ts';
 
 /** crewAI's default `max_retry_limit`: a failed task execution is tried twice more. */

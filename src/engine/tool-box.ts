@@ -3,7 +3,7 @@ import type { ValidateFunction } from 'ajv';
 import { CrewdError } from '../domain/errors.ts';
 import type { ToolCall, ToolSpec } from '../llm/chat-model.ts';
 import { abortable } from './abortable.ts';
-import { ListenerError } from './crew-run.ts';
+import { ListenerError } from './run-context.ts';
 import { TaskStoppingError } from './tool.ts';
 import type { Tool, ToolContext } from './tool.ts';
 import { modelToolNames } from './model-tool-names.ts';

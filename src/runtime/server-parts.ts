@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Dispatcher } from '../service/dispatcher.ts';
 import type { ExecutionClaims } from '../service/execution-claims.ts';
 import type { ExecutionRunner } from '../service/execution-runner.ts';
-import type { ChangeFeed, ChangeListener } from '../store/change-feed.ts';
+import type { CoordinationFeed, ChangeListener } from '../store/coordination-feed.ts';
 import type { DeliveryWorker } from '../webhooks/delivery-worker.ts';
 import type { Lifecycle } from './lifecycle.ts';
 
@@ -12,7 +12,7 @@ import type { Lifecycle } from './lifecycle.ts';
  * closed by the store, last, after the store's own writes (see Store.close).
  */
 export function feedPart(
-  feed: ChangeFeed,
+  feed: CoordinationFeed,
   listener: ChangeListener,
   leases: { releaseLeases(): Promise<void>; onReleaseFailed: (error: unknown) => void },
 ): Lifecycle {

@@ -1,4 +1,4 @@
-import type { ChangeListener } from '../store/change-feed.ts';
+import type { ChangeListener } from '../store/coordination-feed.ts';
 import type { EventHub } from './event-hub.ts';
 import type { ExecutionClaims } from './execution-claims.ts';
 import type { ExecutionRunner } from './execution-runner.ts';

@@ -3,7 +3,7 @@ import type { AgentStep, EngineEvent } from '../domain/events.ts';
 import type { Execution } from '../domain/execution.ts';
 import type { TaskOutput } from '../domain/task-output.ts';
 import { addUsage, emptyUsage, type TokenUsage } from '../domain/usage.ts';
-import type { RunOutcome } from '../engine/run-crew-types.ts';
+import type { RunOutcome } from '../engine/run-request.ts';
 import type { ExecutionChange, Store } from '../store/store.ts';
 import type { StoreUnavailableError } from '../store/store-unavailable.ts';
 import { eventRecord } from './event-records.ts';

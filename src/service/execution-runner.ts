@@ -1,13 +1,13 @@
 import type { CrewDefinition } from '../domain/crew.ts';
 import { createRateLimiter, prefixedLimiter, type RateLimiter } from '../engine/rate-limiter.ts';
-import { runCrew } from '../engine/run-crew.ts';
+import { runCrew } from '../engine/crew-process.ts';
 import type { OutputFiles } from '../engine/output-files.ts';
 import type { StepJournal } from '../engine/step-journal.ts';
 import type { Timers } from '../engine/timers.ts';
 import { ToolCaches } from '../engine/tool-cache.ts';
 import type { ToolRegistry } from '../engine/tool.ts';
 import type { ModelResolver } from '../llm/chat-model.ts';
-import type { ExecutionNotice } from '../store/change-feed.ts';
+import type { ExecutionNotice } from '../store/coordination-feed.ts';
 import { isStoreUnavailable, type StoreUnavailableError } from '../store/store-unavailable.ts';
 import { ExecutionTrace } from '../observability/execution-trace.ts';
 import type { Tracing } from '../observability/tracing.ts';

@@ -9,7 +9,7 @@ import type {
 } from '../domain/execution.ts';
 import type { HumanFeedback, TaskOutput } from '../domain/task-output.ts';
 import type { TokenUsage } from '../domain/usage.ts';
-import type { ChangeFeed } from './change-feed.ts';
+import type { CoordinationFeed } from './coordination-feed.ts';
 
 /**
  * The store port. Adapters (sqlite/, postgres/) implement it; it holds data and guarantees atomicity, while every
@@ -22,7 +22,7 @@ export interface Store extends ExecutionStore, EventStore, TokenStore, OutboxSto
    * Changes committed by other processes sharing the database, and this process's liveness lock: until the feed
    * has started, other processes take this one for gone and may take over what it leases.
    */
-  readonly feed: ChangeFeed;
+  readonly feed: CoordinationFeed;
   /** Resolves when the database answers; rejects otherwise (readiness). */
   ping(): Promise<void>;
   close(): Promise<void>;

@@ -3,7 +3,7 @@ import type { TaskDefinition } from '../../src/domain/crew.ts';
 import type { AgentStep } from '../../src/domain/events.ts';
 import { CrewdError } from '../../src/domain/errors.ts';
 import type { HumanFeedback, TaskOutput } from '../../src/domain/task-output.ts';
-import type { RunOutcome } from '../../src/engine/run-crew-types.ts';
+import type { RunOutcome } from '../../src/engine/run-request.ts';
 import type { StepJournal } from '../../src/engine/step-journal.ts';
 import type { Tool } from '../../src/engine/tool.ts';
 import type { RecordedRequest } from '../support/fake-openai-server.ts';

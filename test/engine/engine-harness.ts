@@ -1,11 +1,11 @@
 import { afterEach, beforeEach } from 'vitest';
 import type { AgentDefinition, CrewDefinition, CrewInputs, TaskDefinition } from '../../src/domain/crew.ts';
 import type { EngineEvent } from '../../src/domain/events.ts';
-import { runCrew } from '../../src/engine/run-crew.ts';
+import { runCrew } from '../../src/engine/crew-process.ts';
 import type { OutputFiles } from '../../src/engine/output-files.ts';
 import type { RateLimiter } from '../../src/engine/rate-limiter.ts';
 import type { Timers } from '../../src/engine/timers.ts';
-import type { Checkpoint, RunOutcome } from '../../src/engine/run-crew-types.ts';
+import type { Checkpoint, RunOutcome } from '../../src/engine/run-request.ts';
 import { toolRegistryOf } from '../../src/engine/tool.ts';
 import type { Tool } from '../../src/engine/tool.ts';
 import type { Guardrail } from '../../src/engine/guardrail.ts';

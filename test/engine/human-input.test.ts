@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { feedbackSlot } from '../../src/domain/feedback-slot.ts';
 import type { HumanFeedback, TaskOutput } from '../../src/domain/task-output.ts';
-import type { RunOutcome } from '../../src/engine/run-crew-types.ts';
+import type { RunOutcome } from '../../src/engine/run-request.ts';
 import {
   agent,
   chatRequests,

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { CrewDefinition } from '../../src/domain/crew.ts';
 import type { EngineEvent } from '../../src/domain/events.ts';
 import type { Guardrail } from '../../src/engine/guardrail.ts';
-import { runCrew } from '../../src/engine/run-crew.ts';
+import { runCrew } from '../../src/engine/crew-process.ts';
 import type { Tool } from '../../src/engine/tool.ts';
 import { toolRegistryOf } from '../../src/engine/tool.ts';
 import { writeReplayFile } from '../../src/llm/replay-file.ts';

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Execution } from '../../src/domain/execution.ts';
-import { CrewService } from '../../src/service/crew-service.ts';
+import { DurableExecutionService } from '../../src/service/durable-execution-service.ts';
 import type { Dispatcher } from '../../src/service/dispatcher.ts';
 import { EventHub } from '../../src/service/event-hub.ts';
 import type { ExecutionRunner } from '../../src/service/execution-runner.ts';
@@ -23,11 +23,11 @@ describe('following an execution’s events', () => {
   let dir: string;
   let store: Store;
   let hub: EventHub;
-  let service: CrewService;
+  let service: DurableExecutionService;
   /** How often the stream has listed the store's events so far. */
   let listings = 0;
   /** Builds the service with streams that wait this long for a publication before reading the store anyway. */
-  let serviceWith: (eventPollMs: number) => CrewService;
+  let serviceWith: (eventPollMs: number) => DurableExecutionService;
   const org = { tokenId: 'token-org', kind: 'org', userId: null } as const;
 
   beforeEach(async () => {
@@ -45,7 +45,7 @@ describe('following an execution’s events', () => {
     };
     listings = 0;
     serviceWith = (eventPollMs) =>
-      new CrewService({
+      new DurableExecutionService({
         crew: exampleCrew,
         store: {
           ...store,

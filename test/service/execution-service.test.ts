@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Execution, ExecutionState } from '../../src/domain/execution.ts';
 import { executionStates, statesLeadingTo } from '../../src/domain/execution.ts';
-import { CrewService } from '../../src/service/crew-service.ts';
+import { DurableExecutionService } from '../../src/service/durable-execution-service.ts';
 import type { Dispatcher } from '../../src/service/dispatcher.ts';
 import { EventHub } from '../../src/service/event-hub.ts';
 import type { ExecutionRunner } from '../../src/service/execution-runner.ts';
@@ -32,7 +32,7 @@ describeExecutionServiceContract('the crew service over SQLite', async () => {
   };
   let clock = Date.parse('2030-01-01T00:00:00.000Z');
   const now = (): Date => new Date((clock += 1000));
-  const service = new CrewService({
+  const service = new DurableExecutionService({
     crew: exampleCrew,
     store,
     runner: { stop: () => {} } as unknown as ExecutionRunner,

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
-import type { ChangeListener, ExecutionNotice } from '../../src/store/change-feed.ts';
+import type { ChangeListener, ExecutionNotice } from '../../src/store/coordination-feed.ts';
 import { openPostgresStore } from '../../src/store/postgres/postgres-store.ts';
 import type { Store } from '../../src/store/store.ts';
 import {

@@ -5,7 +5,7 @@ import type { Store } from '../store.ts';
 import { migratePostgres } from './migrations.ts';
 import { createPostgresContext } from './postgres-context.ts';
 import { isConnectionError, toStoreError } from './postgres-errors.ts';
-import { postgresChangeFeed } from './postgres-change-feed.ts';
+import { postgresCoordinationFeed } from './postgres-coordination-feed.ts';
 import { postgresExecutionStore } from './postgres-execution-store.ts';
 import { postgresOutboxStore } from './postgres-outbox-store.ts';
 import { postgresRetentionStore } from './postgres-retention-store.ts';
@@ -52,7 +52,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
   }
   const context = createPostgresContext(pool);
   const processId = options.processId ?? randomUUID();
-  const feed = postgresChangeFeed({
+  const feed = postgresCoordinationFeed({
     connection,
     processId,
     ...(options.onError === undefined ? {} : { onError: options.onError }),

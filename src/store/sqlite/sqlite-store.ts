@@ -11,7 +11,7 @@ import { isStoreUnavailable, StoreUnavailableError } from '../store-unavailable.
 import { applyConnectionSettings } from './connection-settings.ts';
 import { migrateSqlite } from './migrations.ts';
 import { processLocks } from './process-locks.ts';
-import { sqliteChangeFeed } from './sqlite-change-feed.ts';
+import { sqliteCoordinationFeed } from './sqlite-coordination-feed.ts';
 import { createSqliteContext, settle, type SqliteContext } from './sqlite-context.ts';
 import { sqliteExecutionStore } from './sqlite-execution-store.ts';
 import { sqliteOutboxStore } from './sqlite-outbox-store.ts';
@@ -58,7 +58,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     const context = createSqliteContext(db);
     const processId = options.processId ?? randomUUID();
     const locks = processLocks(path);
-    const feed = sqliteChangeFeed(locks, processId);
+    const feed = sqliteCoordinationFeed(locks, processId);
     return {
       ...sqliteExecutionStore(context, locks),
       ...sqliteTokenStore(context),

@@ -69,7 +69,7 @@ function withinBytes(page: ExecutionPage, maxBytes: number): ExecutionPage {
 }
 
 /** The execution service: kickoff, status, resume and cancel over the store, with runs handed to a dispatcher. */
-export class CrewService implements ExecutionService {
+export class DurableExecutionService implements ExecutionService {
   readonly crew: CrewDefinition;
   readonly #recent = new RecentExecutions(recentCacheBytes, recentCacheEntries);
 

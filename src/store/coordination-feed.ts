@@ -26,7 +26,7 @@ export interface ChangeListener {
  * where changes made in this process are published in process, and other processes sharing the file are found by
  * the periodic claim); it holds the lock as a file lock beside the database.
  */
-export interface ChangeFeed {
+export interface CoordinationFeed {
   /** Starts listening; resolves once notices flow (a first connection that fails is retried in the background). */
   start(listener: ChangeListener): Promise<void>;
   /** False while notices may be missed: callers fall back to polling the store. */

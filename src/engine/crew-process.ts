@@ -1,12 +1,12 @@
 import type { ProcessKind } from '../domain/crew.ts';
-import { createCrewRun, ListenerError } from './crew-run.ts';
-import type { CrewRun } from './crew-run.ts';
-import type { RunCrewRequest, RunOutcome } from './run-crew-types.ts';
+import { createRunContext, ListenerError } from './run-context.ts';
+import type { RunContext } from './run-context.ts';
+import type { RunCrewRequest, RunOutcome } from './run-request.ts';
 import { managerAgent } from './manager-agent.ts';
 import { runSequentialProcess } from './sequential-process.ts';
 
 /** A way of ordering a crew's work. */
-type Process = (run: CrewRun) => Promise<RunOutcome>;
+type Process = (run: RunContext) => Promise<RunOutcome>;
 
 /**
  * crewAI's hierarchical process runs the tasks in the same order as the sequential one; what differs is who leads
@@ -33,7 +33,7 @@ export function processFor(kind: ProcessKind): Process {
 export async function runCrew(request: RunCrewRequest): Promise<RunOutcome> {
   request.signal.throwIfAborted();
   try {
-    return await processFor(request.crew.process)(createCrewRun(request));
+    return await processFor(request.crew.process)(createRunContext(request));
   } catch (error) {
     if (error instanceof ListenerError) throw error.thrown;
     throw error;

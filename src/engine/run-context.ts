@@ -1,7 +1,7 @@
 import type { EngineEvent } from '../domain/events.ts';
 import { createRateLimiter } from './rate-limiter.ts';
 import type { RateLimiter } from './rate-limiter.ts';
-import type { RunCrewRequest } from './run-crew-types.ts';
+import type { RunCrewRequest } from './run-request.ts';
 import { createToolCache } from './tool-cache.ts';
 import type { ToolCache } from './tool-cache.ts';
 
@@ -17,14 +17,14 @@ export class ListenerError extends Error {
 }
 
 /** What every part of one run shares: the request, the per-agent rate limiter and the event sink. */
-export interface CrewRun {
+export interface RunContext {
   readonly request: RunCrewRequest;
   readonly limiter: RateLimiter;
   readonly toolCache: ToolCache;
   emit(event: EngineEvent): Promise<void>;
 }
 
-export function createCrewRun(request: RunCrewRequest): CrewRun {
+export function createRunContext(request: RunCrewRequest): RunContext {
   return {
     request,
     limiter: request.limiter ?? createRateLimiter(),

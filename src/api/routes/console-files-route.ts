@@ -65,7 +65,7 @@ function loadFiles(directory: string): Map<string, ConsoleFile> {
 }
 
 /** `/console`: the web console, a single page served from the build with a strict Content-Security-Policy. */
-export function registerConsoleRoute(app: ZodApp, directory: string = defaultConsoleDirectory): void {
+export function registerConsoleFilesRoute(app: ZodApp, directory: string = defaultConsoleDirectory): void {
   const files = loadFiles(directory);
 
   const send = (request: FastifyRequest, reply: FastifyReply, name: string, cache: string): FastifyReply => {

@@ -1,9 +1,9 @@
 import pg from 'pg';
 import type { ExecutionState } from '../../domain/execution.ts';
-import type { ChangeFeed, ChangeListener, ExecutionNotice } from '../change-feed.ts';
+import type { CoordinationFeed, ChangeListener, ExecutionNotice } from '../coordination-feed.ts';
 import { noticeChannelSql, takeLivenessLock } from './liveness.ts';
 
-export interface PostgresChangeFeedOptions {
+export interface PostgresCoordinationFeedOptions {
   readonly connection: pg.ClientConfig;
   /** This process's name: its lease owner, the key of its liveness lock, the origin of its notices. */
   readonly processId: string;
@@ -17,7 +17,7 @@ export interface PostgresChangeFeedOptions {
  * liveness lock. When the connection is lost it connects again, takes the lock again and tells the listener to
  * resync, since notices sent meanwhile are lost.
  */
-export function postgresChangeFeed(options: PostgresChangeFeedOptions): ChangeFeed {
+export function postgresCoordinationFeed(options: PostgresCoordinationFeedOptions): CoordinationFeed {
   const reconnectMs = options.reconnectMs ?? 1000;
   let client: pg.Client | undefined;
   let connected = false;
