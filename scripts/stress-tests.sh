@@ -3,7 +3,8 @@
 # and the number of failed runs, and exits non-zero when any run failed. A test that depends on how fast the
 # machine is fails here before it fails for a user.
 #
-#   scripts/stress-tests.sh [--no-hog] [N]   # N defaults to 5; --no-hog runs without the busy loops
+#   scripts/stress-tests.sh [--no-hog] [N] [test file…]   # N defaults to 5; --no-hog runs without the busy loops;
+#                                                         # test files, when given, are run instead of the suite
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -14,9 +15,11 @@ if [[ "${1:-}" == "--no-hog" ]]; then
 fi
 runs="${1:-5}"
 if ! [[ "$runs" =~ ^[1-9][0-9]*$ ]]; then
-  echo "usage: scripts/stress-tests.sh [--no-hog] [N]" >&2
+  echo "usage: scripts/stress-tests.sh [--no-hog] [N] [test file…]" >&2
   exit 2
 fi
+shift || true
+files=("$@")
 
 logs=$(mktemp -d "${TMPDIR:-/tmp}/crewd-stress-XXXXXX")
 hogs=()
@@ -40,7 +43,7 @@ failed=0
 for run in $(seq 1 "$runs"); do
   log="$logs/run-$run.log"
   started=$SECONDS
-  npm test >"$log" 2>&1
+  npm test -- "${files[@]}" >"$log" 2>&1
   code=$?
   plain=$(sed 's/\x1b\[[0-9;]*m//g' "$log")
   counts=$(grep -E '^ +Tests +' <<<"$plain" | tail -n 1 | sed -E 's/^ +Tests +//')
