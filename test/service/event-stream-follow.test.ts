@@ -5,7 +5,6 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Execution } from '../../src/domain/execution.ts';
 import { DurableExecutionService } from '../../src/service/durable-execution-service.ts';
-import type { Dispatcher } from '../../src/service/dispatcher.ts';
 import { EventHub } from '../../src/service/event-hub.ts';
 import type { ExecutionRunner } from '../../src/service/execution-runner.ts';
 import { Notifications } from '../../src/service/notifications.ts';
@@ -13,6 +12,7 @@ import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { ExecutionChange, StoredExecutionEvent, Store } from '../../src/store/store.ts';
 import { exampleCrew } from '../api/support/example-crew.ts';
 import { newExecution, t0, anyLogEntry } from '../store/store-fixtures.ts';
+import { idleDispatcher } from './idle-dispatcher.ts';
 import { until } from '../support/until.ts';
 
 /**
@@ -35,14 +35,6 @@ describe('following an execution’s events', () => {
     store = await openSqliteStore(join(dir, 'crewd.db'));
     await store.migrate();
     hub = new EventHub();
-    // Nothing runs here: executions only receive the events each test writes.
-    const dispatcher: Dispatcher = {
-      submit: () => {},
-      reserve: () => ({ size: 0, submit: () => {}, release: () => {} }),
-      room: () => 0,
-      inHand: () => [],
-      drain: () => Promise.resolve(),
-    };
     listings = 0;
     serviceWith = (eventPollMs) =>
       new DurableExecutionService({
@@ -55,7 +47,7 @@ describe('following an execution’s events', () => {
           },
         },
         runner: { stop: () => {} } as unknown as ExecutionRunner,
-        dispatcher,
+        dispatcher: idleDispatcher,
         notifications: new Notifications(randomUUID),
         events: hub,
         clock: () => t0,

@@ -6,7 +6,6 @@ import { join } from 'node:path';
 import type { Execution, ExecutionState } from '../../src/domain/execution.ts';
 import { executionStates, statesLeadingTo } from '../../src/domain/execution.ts';
 import { DurableExecutionService } from '../../src/service/durable-execution-service.ts';
-import type { Dispatcher } from '../../src/service/dispatcher.ts';
 import { EventHub } from '../../src/service/event-hub.ts';
 import type { ExecutionRunner } from '../../src/service/execution-runner.ts';
 import { Notifications } from '../../src/service/notifications.ts';
@@ -15,6 +14,7 @@ import type { ExecutionChange } from '../../src/store/store.ts';
 import type { TaskOutput } from '../../src/domain/task-output.ts';
 import { exampleCrew, taskOutput } from '../api/support/example-crew.ts';
 import { InMemoryExecutionService } from '../api/support/in-memory-execution-service.ts';
+import { idleDispatcher } from './idle-dispatcher.ts';
 import { describeExecutionServiceContract } from './execution-service-contract.ts';
 
 describeExecutionServiceContract('the crew service over SQLite', async () => {
@@ -22,21 +22,13 @@ describeExecutionServiceContract('the crew service over SQLite', async () => {
   const store = await openSqliteStore(join(dir, 'crewd.db'));
   await store.migrate();
   const hub = new EventHub();
-  // Nothing runs: each test moves its executions as a run would, through the store.
-  const dispatcher: Dispatcher = {
-    submit: () => {},
-    reserve: () => ({ size: 0, submit: () => {}, release: () => {} }),
-    room: () => 0,
-    inHand: () => [],
-    drain: () => Promise.resolve(),
-  };
   let clock = Date.parse('2030-01-01T00:00:00.000Z');
   const now = (): Date => new Date((clock += 1000));
   const service = new DurableExecutionService({
     crew: exampleCrew,
     store,
     runner: { stop: () => {} } as unknown as ExecutionRunner,
-    dispatcher,
+    dispatcher: idleDispatcher,
     notifications: new Notifications(randomUUID),
     events: hub,
     clock: now,

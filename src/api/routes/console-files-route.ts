@@ -3,6 +3,7 @@ import { extname, join, relative } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CrewdError } from '../../domain/errors.ts';
+import { selfOnlyPageHeaders } from '../self-only-page-headers.ts';
 import type { ZodApp } from './route-context.ts';
 
 /** Where `npm run build` puts the console: `dist/console` at the package root, seen from src/ and dist/ alike. */
@@ -12,23 +13,7 @@ export const defaultConsoleDirectory = join(import.meta.dirname, '../../../dist/
  * The console's scripts, styles and the API are all this server's own; nothing inline, no other origin. The
  * token lives in the page, so it may not be framed and its address is never sent on as a referrer.
  */
-export const consoleSecurityHeaders: Readonly<Record<string, string>> = {
-  'content-security-policy': [
-    "default-src 'none'",
-    "script-src 'self'",
-    "style-src 'self'",
-    "img-src 'self' data:",
-    "connect-src 'self'",
-    "manifest-src 'self'",
-    "base-uri 'none'",
-    "form-action 'none'",
-    "frame-ancestors 'none'",
-  ].join('; '),
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
-  'x-frame-options': 'DENY',
-  'cross-origin-opener-policy': 'same-origin',
-};
+export const consoleSecurityHeaders = selfOnlyPageHeaders({ manifest: true });
 
 const contentTypes: Readonly<Record<string, string>> = {
   '.html': 'text/html; charset=utf-8',
