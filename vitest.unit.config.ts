@@ -18,5 +18,10 @@ export default defineConfig({
     ],
     // Starts child processes to hold SQLite's lock between processes.
     exclude: [...configDefaults.exclude, 'src/store/sqlite/process-locks.test.ts'],
+    // Fast because the files of a worker share their modules instead of importing them anew (two thirds of the
+    // time went to that); `npm test` still runs every file in a fresh process.
+    pool: 'threads',
+    poolOptions: { threads: { maxThreads: 2, minThreads: 1 } },
+    isolate: false,
   },
 });
