@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient, crewsDir, spawnCrewd, type CrewdProcess } from '../support/crewd.ts';
 import { startFakeOpenAI, type FakeOpenAIServer } from '../support/fake-openai-server.ts';
 import { HeldPrompts } from '../support/held-prompts.ts';
-import { requestsMentioning, userText } from '../support/model-requests.ts';
+import { heldNumberedAnswers, requestsMentioning } from '../support/model-requests.ts';
 import { postgresAvailability, postgresRequired } from '../support/postgres.ts';
 import { createTestDatabase } from '../support/postgres-database.ts';
 import { until } from '../support/until.ts';
@@ -40,16 +40,7 @@ async function serve(env: Record<string, string> = {}): Promise<CrewdProcess> {
 describe.skipIf(!availability.reachable)(`a burst of kickoffs on one of two processes${skipReason}`, () => {
   beforeAll(async () => {
     database = await createTestDatabase();
-    let answers = 0;
-    model = await startFakeOpenAI({
-      respond: (request) => {
-        const holding = held.find(userText(request));
-        return {
-          content: `Answer number ${++answers}.`,
-          ...(holding === undefined ? {} : { heldUntil: holding.until }),
-        };
-      },
-    });
+    model = await startFakeOpenAI({ respond: heldNumberedAnswers(held) });
   });
 
   afterAll(async () => {

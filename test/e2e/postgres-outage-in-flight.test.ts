@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { apiClient, crewsDir, spawnCrewd, type CrewdProcess } from '../support/crewd.ts';
 import { startFakeOpenAI, type FakeOpenAIServer } from '../support/fake-openai-server.ts';
 import { HeldPrompts } from '../support/held-prompts.ts';
-import { requestsMentioning, userText } from '../support/model-requests.ts';
+import { heldNumberedAnswers, requestsMentioning } from '../support/model-requests.ts';
 import { startOwnPostgres, type OwnPostgres } from '../support/own-postgres.ts';
 import { until } from '../support/until.ts';
 
@@ -25,16 +25,7 @@ async function everyProcessSeesTheOutage(): Promise<boolean> {
 describe('PostgreSQL down and back with executions in flight on two processes (a cluster of the test own)', () => {
   beforeAll(async () => {
     postgres = await startOwnPostgres();
-    let answers = 0;
-    model = await startFakeOpenAI({
-      respond: (request) => {
-        const holding = held.find(userText(request));
-        return {
-          content: `Answer number ${++answers}.`,
-          ...(holding === undefined ? {} : { heldUntil: holding.until }),
-        };
-      },
-    });
+    model = await startFakeOpenAI({ respond: heldNumberedAnswers(held) });
   }, 120_000);
 
   afterAll(async () => {

@@ -1,4 +1,5 @@
 import type { FakeOpenAIServer, RecordedRequest } from './fake-openai-server.ts';
+import type { HeldPrompts } from './held-prompts.ts';
 
 type Message = { role: string; content: string };
 
@@ -27,6 +28,18 @@ export function numberedAnswers(isSlow: (request: RecordedRequest) => boolean = 
     content: `Answer number ${++answers}.`,
     ...(isSlow(request) ? { delayMs: 60_000 } : {}),
   });
+}
+
+/** `numberedAnswers`, each held until its `held` prompt is let go (the others answer at once). */
+export function heldNumberedAnswers(held: HeldPrompts) {
+  let answers = 0;
+  return (request: RecordedRequest) => {
+    const holding = held.find(userText(request));
+    return {
+      content: `Answer number ${++answers}.`,
+      ...(holding === undefined ? {} : { heldUntil: holding.until }),
+    };
+  };
 }
 
 /** The content of the first tool result a recorded model request carries, or undefined before any tool ran. */
