@@ -2,9 +2,18 @@ import { z } from 'zod';
 import { parseDuration } from './domain/duration.ts';
 import { CrewdError } from './domain/errors.ts';
 
+/** One crew a server serves: where it is, and the name its base URL `/crews/<name>` carries. */
+export interface ServedCrewConfig {
+  readonly dir: string;
+  readonly name: string;
+}
+
 /** Settings of `crewd serve`, from flags and environment variables (flags win). */
 export interface ServeConfig {
+  /** The first crew served; with `crews` absent, the only one, named after its directory (`crewNameOf`). */
   readonly crewDir: string;
+  /** Every crew served, the first being `crewDir`'s (`crewd serve <path> [<path>…]`). */
+  readonly crews?: readonly ServedCrewConfig[];
   /** Which crew of a project holding several (`--crew`). */
   readonly crewName?: string;
   /** Serve a crew even when parts of it are not honoured (`--allow-partial`). */

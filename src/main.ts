@@ -17,11 +17,14 @@ import { createLocalDispatcher } from './service/dispatcher.ts';
 import { followOtherProcesses } from './service/cross-process-changes.ts';
 import { EventHub } from './service/event-hub.ts';
 import { ExecutionClaims } from './service/execution-claims.ts';
-import { ExecutionRunner } from './service/execution-runner.ts';
+import { ExecutionRunner, type RunnableCrew } from './service/execution-runner.ts';
 import { Notifications } from './service/notifications.ts';
 import { createTokenService, type TokenService } from './service/token-service.ts';
 import { openStore } from './open-store.ts';
-import { openCrewRuntime } from './runtime/crew-runtime.ts';
+import { openCrewRuntime, type CrewRuntime } from './runtime/crew-runtime.ts';
+import { servedCrews } from './runtime/served-crews.ts';
+import type { ServedCrew } from './api/routes/served-crews-route.ts';
+import { EveryCrewAccess } from './service/every-crew-access.ts';
 import { ProcessLifecycle } from './runtime/process-lifecycle.ts';
 import { executionsPart, feedPart, listenerPart, webhookWorkerPart } from './runtime/server-parts.ts';
 import { newProcessId } from './store/process-identity.ts';
@@ -89,21 +92,26 @@ async function wire(
 ): Promise<RunningServer> {
   const { logger, clock } = options;
   const workspace = workspaceRoot(config.database);
-  const { crew, models, tools } = await lifecycle.open(
-    'the crew',
-    () =>
-      openCrewRuntime({
-        crewDir: config.crewDir,
-        ...(config.crewName === undefined ? {} : { crewName: config.crewName }),
-        env: options.env,
-        warn: options.warn,
-        allowPartial: config.allowPartial ?? false,
-        defaultModel: config.defaultModel,
-        tools: { workspaceRoot: workspace, crewdState: crewdStatePaths(config.database), logger },
-        check: true,
-      }),
-    (runtime) => runtime.close(),
-  );
+  const crewConfigs = servedCrews(config);
+  const runtimes = new Map<string, CrewRuntime>();
+  for (const served of crewConfigs) {
+    const runtime = await lifecycle.open(
+      crewConfigs.length === 1 ? 'the crew' : `the crew ${served.name}`,
+      () =>
+        openCrewRuntime({
+          crewDir: served.dir,
+          ...(config.crewName === undefined ? {} : { crewName: config.crewName }),
+          env: options.env,
+          warn: options.warn,
+          allowPartial: config.allowPartial ?? false,
+          defaultModel: config.defaultModel,
+          tools: { workspaceRoot: workspace, crewdState: crewdStatePaths(config.database), logger },
+          check: true,
+        }),
+      (opened) => opened.close(),
+    );
+    runtimes.set(served.name, runtime);
+  }
   const tracing = await lifecycle.open(
     'tracing',
     () => openTracing(options.env),
@@ -185,15 +193,25 @@ async function wire(
     if ((change.outbox?.length ?? 0) > 0) worker.wake();
     for (const event of change.events ?? []) options.onExecutionEvent?.(execution.id, event, change.now);
   };
-  const notifications = new Notifications(randomUUID, crew.name);
+  // Executions stored before crews had names belong to the crew a server of one served: the first.
+  const firstCrew = crewConfigs[0]!.name;
+  await store.assignCrewless(firstCrew);
+  const runnables = new Map<string, RunnableCrew>(
+    [...runtimes].map(([name, runtime]) => [
+      name,
+      {
+        crew: runtime.crew,
+        models: runtime.models,
+        tools: runtime.tools,
+        defaultModel: config.defaultModel,
+        notifications: new Notifications(randomUUID, runtime.crew.name),
+      },
+    ]),
+  );
   const lease = { owner: processId, durationMs: config.executionLeaseMs };
   const runner = new ExecutionRunner({
-    crew,
+    crewOf: (execution) => Promise.resolve(runnables.get(execution.crew ?? firstCrew)),
     store,
-    models,
-    tools,
-    defaultModel: config.defaultModel,
-    notifications,
     clock,
     observer: {
       onModelCall: (model, seconds, usage) => metrics.observeModelCall(model, seconds, usage),
@@ -231,26 +249,38 @@ async function wire(
     },
     onError: (error) => quietDuringOutages('claims', error, 'could not claim executions'),
   });
-  const service = new DurableExecutionService({
-    crew,
-    store,
-    runner,
-    dispatcher,
-    notifications,
-    events,
-    clock,
-    newId: randomUUID,
-    onCommitted,
-    lease,
-  });
+  const services = new Map<string, DurableExecutionService>();
+  for (const [name, runnable] of runnables) {
+    services.set(
+      name,
+      new DurableExecutionService({
+        crew: runnable.crew,
+        name,
+        store,
+        runner,
+        dispatcher,
+        notifications: runnable.notifications,
+        events,
+        clock,
+        newId: randomUUID,
+        onCommitted,
+        lease,
+      }),
+    );
+  }
+  const served: ServedCrew[] = [...services].map(([name, service]) => ({ kind: 'crew', name, service }));
   const server = await buildServer({
-    service,
+    // One crew answers at the root as well; the root of several answers for the executions of all of them.
+    ...(served.length === 1
+      ? { service: served[0]!.service }
+      : { everyCrew: new EveryCrewAccess(store, services) }),
+    crews: served,
     authenticate: (secret) => tokens.authenticate(secret),
     metrics,
     logger,
     rateLimitPerMinute: config.rateLimitPerMinute,
     ready: () => store.ping(),
-    toolSources: () => tools.statuses(),
+    toolSources: () => [...runtimes.values()].flatMap((runtime) => runtime.tools.statuses()),
     connectionLimits: { connectionsPerAddress: config.connectionsPerAddress },
     clock,
     outputFiles,
@@ -287,7 +317,14 @@ async function wire(
     'retention',
     () =>
       Promise.resolve(
-        startRetention(config, { store, clock, logger, forget: (id) => service.forgetDeleted(id) }),
+        startRetention(config, {
+          store,
+          clock,
+          logger,
+          forget: (id) => {
+            for (const service of services.values()) service.forgetDeleted(id);
+          },
+        }),
       ),
     async (retention) => retention?.stop(),
   );

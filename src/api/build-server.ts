@@ -10,7 +10,8 @@ import { z } from 'zod';
 import { CrewdError } from '../domain/errors.ts';
 import type { OutputFileReader } from '../engine/output-files.ts';
 import type { Metrics } from '../observability/metrics.ts';
-import type { ExecutionService } from '../service/execution-service.ts';
+import { reachesCrew } from '../domain/crew-name.ts';
+import type { ExecutionAccess, ExecutionService } from '../service/execution-service.ts';
 import { installBearerAuth } from './bearer-auth.ts';
 import { openApiForCrew } from './crew-openapi.ts';
 import { docsSecurityHeaders, isDocsRoute } from './docs-security-headers.ts';
@@ -24,16 +25,31 @@ import { describeErrorResponses } from './error-responses.ts';
 import { zodValidatorCompiler } from './request-validation.ts';
 import { errorBodySchema } from './response-schemas.ts';
 import { defaultTokenRecheckMs } from './stream-token-watch.ts';
-import { registerConsoleApiRoutes } from './routes/console-api-routes.ts';
-import { registerCrewRoutes } from './routes/crew-routes.ts';
+import { registerConsoleFilesRoute } from './routes/console-files-route.ts';
+import { registerCrewDescriptionRoute } from './routes/crew-description-route.ts';
+import {
+  registerExecutionStateRoutes,
+  registerHealthyRoute,
+  registerKickoffRoutes,
+} from './routes/crew-routes.ts';
+import { registerExecutionDetailRoute } from './routes/execution-detail-route.ts';
 import { registerEventStreamRoute, serverClosing } from './routes/event-stream-route.ts';
 import { registerExecutionRoutes } from './routes/execution-routes.ts';
 import { registerOperationsRoutes } from './routes/operations-routes.ts';
 import { registerOutputFileRoute } from './routes/output-file-route.ts';
-import type { RouteContext } from './routes/route-context.ts';
+import type { ExecutionRouteContext, RouteContext, ZodApp } from './routes/route-context.ts';
+import { baseUrlOf, registerServedCrewsRoute, type ServedCrew } from './routes/served-crews-route.ts';
 
 export interface ServerDeps {
-  readonly service: ExecutionService;
+  /**
+   * The crew the root answers as, with every route of the interface: a server of one crew. Without it the root
+   * answers for the executions of every crew in `crews` (`everyCrew`), and kickoffs are each crew's own.
+   */
+  readonly service?: ExecutionService;
+  /** Each served crew, answering the whole interface under its base URL `/crews/<name>`. */
+  readonly crews?: readonly ServedCrew[];
+  /** The executions of every served crew, for the root of a server of several. */
+  readonly everyCrew?: ExecutionAccess;
   /** The caller a bearer token stands for, or null when it is unknown or revoked. */
   readonly authenticate: Authenticate;
   readonly metrics: Metrics;
@@ -122,10 +138,15 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
       },
     },
     transform: jsonSchemaTransform,
-    transformObject: (document) =>
-      'openapiObject' in document
-        ? openApiForCrew(document.openapiObject, publicExampleCrew(deps.service.crew))
-        : document.swaggerObject,
+    transformObject: (document) => {
+      if (!('openapiObject' in document)) return document.swaggerObject;
+      // Made once, with the root's: each crew's own document, its paths as seen from its base URL.
+      for (const crew of deps.crews ?? []) {
+        crewDocuments.set(crew.name, crewDocument(document.openapiObject, crew));
+      }
+      const root = rootDocument(document.openapiObject);
+      return deps.service === undefined ? root : openApiForCrew(root, publicExampleCrew(deps.service.crew));
+    },
   });
   // The UI's static files are served by a plugin of its own, out of reach of its route hooks.
   app.addHook('onRequest', (request, reply, done) => {
@@ -148,33 +169,96 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     });
   }
 
-  const context: RouteContext = {
-    service: deps.service,
-    metrics: deps.metrics,
-    clock,
-  };
   const openStreams = new Set<AbortController>();
   app.addHook('preClose', (done) => {
     for (const stream of openStreams) stream.abort(serverClosing);
     done();
   });
-  registerCrewRoutes(app, context);
-  registerExecutionRoutes(app, context);
-  if (deps.outputFiles !== undefined) registerOutputFileRoute(app, { ...context, files: deps.outputFiles });
-  registerConsoleApiRoutes(app, context);
-  registerEventStreamRoute(app, {
-    ...context,
-    heartbeatMs: deps.heartbeatMs ?? 15_000,
-    authenticate: deps.authenticate,
-    tokenRecheckMs: deps.tokenRecheckMs ?? defaultTokenRecheckMs,
-    openStreams,
-    unavailable,
-  });
+  const executionRoutes = (scope: ZodApp, context: ExecutionRouteContext): void => {
+    registerExecutionStateRoutes(scope, context);
+    registerExecutionRoutes(scope, context);
+    registerExecutionDetailRoute(scope, context);
+    if (deps.outputFiles !== undefined)
+      registerOutputFileRoute(scope, { ...context, files: deps.outputFiles });
+    registerEventStreamRoute(scope, {
+      ...context,
+      heartbeatMs: deps.heartbeatMs ?? 15_000,
+      authenticate: deps.authenticate,
+      tokenRecheckMs: deps.tokenRecheckMs ?? defaultTokenRecheckMs,
+      openStreams,
+      unavailable,
+    });
+  };
+  // Every route of one crew, at the root or under its base URL: route modules registered here answer under each.
+  const crewRoutes = (scope: ZodApp, context: RouteContext): void => {
+    registerHealthyRoute(scope);
+    registerKickoffRoutes(scope, context);
+    registerCrewDescriptionRoute(scope, context);
+    executionRoutes(scope, context);
+  };
+  const base = { metrics: deps.metrics, clock };
+  if (deps.service !== undefined) {
+    crewRoutes(app, { ...base, service: deps.service });
+  } else {
+    registerHealthyRoute(app);
+    if (deps.everyCrew !== undefined) executionRoutes(app, { ...base, service: deps.everyCrew });
+  }
+  registerConsoleFilesRoute(app);
   registerOperationsRoutes(app, {
-    ...context,
+    ...base,
     ready: deps.ready,
     readyTimeoutMs: deps.readyTimeoutMs ?? 2_000,
     toolSources: deps.toolSources ?? (() => []),
   });
+  const crewDocuments = new Map<string, object>();
+  if (deps.crews !== undefined) {
+    registerServedCrewsRoute(app, deps.crews);
+    for (const crew of deps.crews) {
+      await app.register(
+        (scope: ZodApp, _options, done) => {
+          // A token limited to other crews is refused here as an unknown one: the bearer check that follows
+          // answers 401 for it.
+          scope.addHook('onRequest', (request, _reply, next) => {
+            if (request.caller !== null && !reachesCrew(request.caller.crews, crew.name))
+              request.caller = null;
+            next();
+          });
+          crewRoutes(scope, { ...base, service: crew.service, crewName: crew.name });
+          scope.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, () => {
+            app.swagger();
+            return crewDocuments.get(crew.name);
+          });
+          done();
+        },
+        { prefix: baseUrlOf(crew.name) },
+      );
+    }
+  }
   return app;
+}
+
+type JsonObject = Record<string, unknown>;
+
+/** The root's document: the crews' own routes are in theirs. */
+function rootDocument(document: JsonObject): JsonObject {
+  const paths = (document.paths ?? {}) as JsonObject;
+  return {
+    ...document,
+    paths: Object.fromEntries(Object.entries(paths).filter(([path]) => !path.startsWith('/crews/'))),
+  };
+}
+
+/** A served crew's document: its routes as seen from its base URL, which is its server's URL. */
+function crewDocument(document: JsonObject, crew: ServedCrew): JsonObject {
+  const prefix = baseUrlOf(crew.name);
+  const paths: JsonObject = {};
+  for (const [path, operations] of Object.entries((document.paths ?? {}) as JsonObject)) {
+    if (path !== prefix && !path.startsWith(`${prefix}/`)) continue;
+    const own = path.slice(prefix.length) || '/';
+    paths[own] ??= structuredClone(operations);
+  }
+  return {
+    ...openApiForCrew({ ...document, paths }, publicExampleCrew(crew.service.crew)),
+    servers: [{ url: prefix }],
+  };
 }

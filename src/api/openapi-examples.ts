@@ -64,6 +64,11 @@ export function responseExamples(crew: CrewDefinition): Record<string, unknown> 
   );
   return {
     'GET /inputs': { inputs: [...crew.requiredInputs] },
+    'GET /crews': {
+      crews: [
+        { name: 'research', kind: 'crew', base_url: '/crews/research', inputs: [...crew.requiredInputs] },
+      ],
+    },
     'POST /kickoff': { kickoff_id: kickoffId },
     'GET /status/{kickoffId}': status,
     'GET /{kickoffId}/status': status,

@@ -10,7 +10,7 @@ const viewAsJson = (execution: Parameters<typeof toStatusView>[0], now: Date): u
 
 describe('StatusBodies', () => {
   it("moves only the running time of a started execution's body with the clock", () => {
-    const bodies = new StatusBodies(exampleCrew);
+    const bodies = new StatusBodies(() => exampleCrew);
     // A client's meta may hold the same key; only the top-level one moves.
     const running = makeExecution({
       id: 'running-1',
@@ -33,7 +33,7 @@ describe('StatusBodies', () => {
   });
 
   it('answers the same text for a finished execution and one not started yet', () => {
-    const bodies = new StatusBodies(exampleCrew);
+    const bodies = new StatusBodies(() => exampleCrew);
     const finished = makeExecution({
       id: 'done-1',
       state: 'SUCCESS',
@@ -49,7 +49,7 @@ describe('StatusBodies', () => {
   });
 
   it('makes a new body for a new copy of the execution', () => {
-    const bodies = new StatusBodies(exampleCrew);
+    const bodies = new StatusBodies(() => exampleCrew);
     const running = makeExecution({ id: 'exec-1', state: 'RUNNING', startedAt });
     const finished = {
       ...running,

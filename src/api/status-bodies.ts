@@ -13,7 +13,8 @@ export class StatusBodies {
   // Stands for the running time while a body is serialized; random, so no text a client sent can contain it.
   readonly #marker = `execution-time-${randomUUID()}`;
 
-  constructor(private readonly crew: CrewDefinition) {}
+  /** @param crewOf the crew an execution runs on (the version it started on). */
+  constructor(private readonly crewOf: (execution: Execution) => CrewDefinition) {}
 
   body(execution: Execution, now: Date): string {
     let kept = this.#bodies.get(execution);
@@ -26,7 +27,7 @@ export class StatusBodies {
   }
 
   #serialize(execution: Execution, now: Date): string | readonly [string, string] {
-    const view = toStatusView(execution, this.crew, now);
+    const view = toStatusView(execution, this.crewOf(execution), now);
     const moving = execution.startedAt !== null && execution.finishedAt === null;
     if (!moving) return JSON.stringify(view);
     const text = JSON.stringify({ ...view, execution_time: this.#marker });

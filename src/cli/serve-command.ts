@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { setFlagsFromString } from 'node:v8';
 import { readServeConfig } from '../config.ts';
 import { withProjectEnv } from '../crew/project-env.ts';
-import type { ServeConfig, ServeFlags } from '../config.ts';
+import type { ServeConfig, ServedCrewConfig, ServeFlags } from '../config.ts';
 import type { RunningServer } from '../main.ts';
 import type { CliContext } from './cli-context.ts';
 import { watchCrew } from './crew-watcher.ts';
@@ -10,13 +10,20 @@ import { describeError, explainFailure } from './describe-error.ts';
 import { readOrCreateDevToken, type DevToken } from './dev-token.ts';
 import { eventLine } from './event-line.ts';
 import { heapGrowthFlag } from './heap-growth.ts';
+import { servedPaths } from './served-paths.ts';
 
-/** `crewd serve <crew-dir>`: serves a crew until SIGTERM or SIGINT, then shuts down cleanly. */
+/**
+ * `crewd serve <path> [<path>…]`: serves each crew under `/crews/<name>` (one alone at the root as well) until
+ * SIGTERM or SIGINT, then shuts down cleanly.
+ */
 export function registerServeCommand(program: Command, context: CliContext): void {
   program
     .command('serve')
-    .description('serve a crew over HTTP')
-    .argument('<crew-dir>', 'crew directory (agents.yaml, tasks.yaml) or crewAI project root')
+    .description('serve crews over HTTP, each under /crews/<name>; one crew alone answers at the root too')
+    .argument(
+      '<paths...>',
+      "crew directories (agents.yaml, tasks.yaml) or crewAI project roots; <name>=<path> names one (default: its directory's name)",
+    )
     .option('--crew <name>', "which crew of a project holding several (a Flow's crews/<name>)")
     .option('--allow-partial', 'serve even when parts of the crew are not honoured (see `crewd check`)')
     .option('--port <port>', 'port to listen on (default: PORT or 8000)')
@@ -29,9 +36,13 @@ export function registerServeCommand(program: Command, context: CliContext): voi
       '--watch',
       'development: reload the crew when its files change; the token stays the same across starts',
     )
-    .action(async (crewDir: string, flags: ServeFlags & { readonly watch?: boolean }) => {
+    .action(async (paths: readonly string[], flags: ServeFlags & { readonly watch?: boolean }) => {
+      const crews = servedPaths(paths, flags.crew);
+      // The first crew's project `.env` is the server's, as with one crew.
+      const crewDir = crews[0]!.dir;
       const env = await withProjectEnv(crewDir, context.env);
-      const config = readServeConfig(crewDir, flags, env);
+      const withCrews = (read: ServeConfig): ServeConfig => ({ ...read, crews });
+      const config = withCrews(readServeConfig(crewDir, flags, env));
       // A long-running server: read once per collection by V8, so setting it before the server starts is enough.
       const heapFlag = heapGrowthFlag(process.execArgv);
       if (heapFlag !== undefined) setFlagsFromString(heapFlag);
@@ -63,7 +74,7 @@ export function registerServeCommand(program: Command, context: CliContext): voi
         }
       };
       let server: RunningServer | undefined = await start(config, env);
-      context.stdout.write(welcome(crewDir, server, devToken));
+      context.stdout.write(welcome(crews, server, devToken));
 
       let port = new URL(server.url).port;
       // Executions live in the store: the server stops as at a shutdown (running ones are taken up again by the
@@ -74,7 +85,7 @@ export function registerServeCommand(program: Command, context: CliContext): voi
         server = undefined;
         try {
           const reloadEnv = await withProjectEnv(crewDir, context.env);
-          server = await start(readServeConfig(crewDir, { ...flags, port }, reloadEnv), reloadEnv);
+          server = await start(withCrews(readServeConfig(crewDir, { ...flags, port }, reloadEnv)), reloadEnv);
           port = new URL(server.url).port;
           context.stdout.write(`Reloaded the crew; serving it again at ${server.url}\n`);
         } catch (error) {
@@ -83,16 +94,18 @@ export function registerServeCommand(program: Command, context: CliContext): voi
         }
       };
       let reloading = Promise.resolve();
-      const watcher =
+      const watchers =
         flags.watch === true
-          ? watchCrew(crewDir, (file) => {
-              reloading = reloading.then(() => reload(file));
-            })
-          : undefined;
+          ? crews.map((crew) =>
+              watchCrew(crew.dir, (file) => {
+                reloading = reloading.then(() => reload(file));
+              }),
+            )
+          : [];
 
       const signal = await stopSignal(context.stdout);
       context.stdout.write(`Received ${signal}, shutting down…\n`);
-      watcher?.close();
+      for (const watcher of watchers) watcher.close();
       await reloading;
       try {
         await server?.close();
@@ -131,14 +144,25 @@ const sameCtrlCMs = 500;
 /** As a shell reports a process ended by the signal: 128 + its number. */
 const exitCodeBySignal: Partial<Record<NodeJS.Signals, number>> = { SIGINT: 130, SIGTERM: 143 };
 
-function welcome(crewDir: string, server: RunningServer, devToken: DevToken | undefined): string {
-  const lines = [`crewd is serving ${crewDir} at ${server.url}`];
+function welcome(
+  crews: readonly ServedCrewConfig[],
+  server: RunningServer,
+  devToken: DevToken | undefined,
+): string {
+  const lines =
+    crews.length === 1
+      ? [`crewd is serving ${crews[0]!.dir} at ${server.url}`]
+      : [
+          `crewd is serving ${crews.length} crews at ${server.url}:`,
+          ...crews.map((crew) => `  ${crew.name}: ${server.url}/crews/${crew.name} (${crew.dir})`),
+        ];
+  const inputsPath = crews.length === 1 ? '/inputs' : `/crews/${crews[0]!.name}/inputs`;
   if (devToken !== undefined) {
     lines.push(
       `Development token (the same at every start with --watch; kept in ${devToken.file}):`,
       `  ${devToken.secret}`,
       'Try it:',
-      `  curl -H 'Authorization: Bearer ${devToken.secret}' ${server.url}/inputs`,
+      `  curl -H 'Authorization: Bearer ${devToken.secret}' ${server.url}${inputsPath}`,
       'Watching the crew: a saved change reloads it.',
     );
   } else if (server.startupToken === undefined) {
@@ -148,7 +172,7 @@ function welcome(crewDir: string, server: RunningServer, devToken: DevToken | un
       'Organization token for this start (shown once; the one printed at the previous start no longer works):',
       `  ${server.startupToken}`,
       'Try it:',
-      `  curl -H 'Authorization: Bearer ${server.startupToken}' ${server.url}/inputs`,
+      `  curl -H 'Authorization: Bearer ${server.startupToken}' ${server.url}${inputsPath}`,
     );
   }
   return `${lines.join('\n')}\n`;

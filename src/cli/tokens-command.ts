@@ -14,6 +14,7 @@ interface CreateOptions extends DatabaseOptions {
   readonly org?: boolean;
   readonly user?: string;
   readonly name?: string;
+  readonly crews?: string;
 }
 
 /** `crewd tokens create | list | revoke`: token administration, straight on the database. */
@@ -29,6 +30,7 @@ export function registerTokensCommand(program: Command, context: CliContext): vo
     .option('--org', 'an organization token: every operation on every execution')
     .option('--user <user-id>', "a user token: kickoff, and only that user's executions")
     .option('--name <name>', 'a label to recognise the token by')
+    .option('--crews <names>', 'limit the token to these crews, comma-separated (default: every crew)')
     .action((options: CreateOptions) =>
       withTokens(options, context, async (service) => {
         if ((options.org === true) === (options.user !== undefined)) {
@@ -38,9 +40,12 @@ export function registerTokensCommand(program: Command, context: CliContext): vo
           kind: options.user === undefined ? 'org' : 'user',
           ...(options.user === undefined ? {} : { userId: options.user }),
           ...(options.name === undefined ? {} : { name: options.name }),
+          ...(options.crews === undefined ? {} : { crews: crewList(options.crews) }),
         });
         const who = options.user === undefined ? 'organization token' : `token for user ${options.user}`;
-        context.stdout.write(`Created ${who} ${created.record.id}. It is shown only this once:\n`);
+        const reach =
+          options.crews === undefined ? '' : ` for the crews ${crewList(options.crews).join(', ')}`;
+        context.stdout.write(`Created ${who} ${created.record.id}${reach}. It is shown only this once:\n`);
         context.stdout.write(`${created.secret}\n`);
       }),
     );
@@ -73,14 +78,23 @@ function withTokens(
   );
 }
 
+/** `a,b` as a list of names; empty entries are left out. */
+function crewList(text: string): string[] {
+  return text
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+}
+
 function tokenTable(records: readonly TokenRecord[]): string {
   if (records.length === 0) return 'No tokens yet; create one with: crewd tokens create --org\n';
-  const header = ['ID', 'KIND', 'USER', 'NAME', 'CREATED', 'REVOKED'];
+  const header = ['ID', 'KIND', 'USER', 'NAME', 'CREWS', 'CREATED', 'REVOKED'];
   const rows = records.map((record) => [
     record.id,
     record.kind,
     record.userId ?? '-',
     record.name ?? '-',
+    record.crews?.join(',') ?? '*',
     record.createdAt.toISOString(),
     record.revokedAt?.toISOString() ?? '-',
   ]);

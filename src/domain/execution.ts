@@ -99,6 +99,13 @@ export interface ExecutionOwner {
 
 export interface Execution {
   readonly id: string;
+  /**
+   * The served crew it belongs to, by name: under another crew's base URL it does not exist. Null only for
+   * executions stored before crews had names, until a server gives them to its first crew.
+   */
+  readonly crew?: string | null;
+  /** The version of that crew it started on, and runs, pauses and resumes on; null before versions were kept. */
+  readonly crewVersion?: number | null;
   readonly state: ExecutionState;
   readonly inputs: Readonly<Record<string, unknown>>;
   readonly meta: Readonly<Record<string, unknown>> | null;

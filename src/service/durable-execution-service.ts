@@ -1,6 +1,7 @@
 import { checkInputs } from '../crew/placeholders.ts';
 import { hashJson } from '../domain/canonical-json.ts';
 import type { CrewDefinition } from '../domain/crew.ts';
+import { reachesCrew } from '../domain/crew-name.ts';
 import { CrewdError } from '../domain/errors.ts';
 import { isFinished, statesLeadingTo, type Execution, type WebhookTargets } from '../domain/execution.ts';
 import type { HumanFeedback } from '../domain/task-output.ts';
@@ -32,6 +33,11 @@ import type { Notifications } from './notifications.ts';
 
 export interface CrewServiceDeps {
   readonly crew: CrewDefinition;
+  /**
+   * The served crew's name: its executions record it, and executions of other crews do not exist here. Without it
+   * the service sees every execution in the store (a store only ever used for one crew).
+   */
+  readonly name?: string;
   readonly store: Store;
   readonly runner: ExecutionRunner;
   readonly dispatcher: Dispatcher;
@@ -66,6 +72,25 @@ function withinBytes(page: ExecutionPage, maxBytes: number): ExecutionPage {
     }
   }
   return page;
+}
+
+/**
+ * A page of executions the caller may see, of these crews (of every crew when absent). A page holds at most
+ * `limit` executions, and fewer when their status objects would pass `listPageBytes`.
+ */
+export async function listExecutions(
+  store: Store,
+  request: ListRequest,
+  crews: readonly string[] | undefined,
+): Promise<ExecutionPage> {
+  const page = await store.listExecutions({
+    limit: request.limit,
+    ...(request.state === undefined ? {} : { state: request.state }),
+    ...(request.cursor === undefined ? {} : { cursor: request.cursor }),
+    ...(request.caller.userId === null ? {} : { userId: request.caller.userId }),
+    ...(crews === undefined ? {} : { crews }),
+  });
+  return withinBytes(page, listPageBytes);
 }
 
 /** The execution service: kickoff, status, resume and cancel over the store, with runs handed to a dispatcher. */
@@ -113,6 +138,7 @@ export class DurableExecutionService implements ExecutionService {
         requestHash,
         createdAt,
         ...(lease === undefined ? {} : { lease }),
+        ...(this.deps.name === undefined ? {} : { crew: this.deps.name }),
       });
       if (!result.created && result.requestHash !== requestHash) {
         throw new CrewdError(
@@ -129,10 +155,22 @@ export class DurableExecutionService implements ExecutionService {
 
   async get(executionId: string, caller: Caller): Promise<Execution> {
     const execution = await this.#read(executionId);
-    if (execution === null || !visibleTo(execution, caller)) {
+    if (execution === null || !visibleTo(execution, caller) || !this.#holds(execution, caller)) {
       throw new CrewdError('NOT_FOUND', `No execution with id ${executionId}`);
     }
     return execution;
+  }
+
+  crewOf(execution: Execution): CrewDefinition {
+    void execution;
+    return this.crew;
+  }
+
+  /** True when the execution is this crew's, and the caller's token reaches this crew. */
+  #holds(execution: Execution, caller: Caller): boolean {
+    const { name } = this.deps;
+    if (name === undefined) return true;
+    return execution.crew === name && reachesCrew(caller.crews, name);
   }
 
   /**
@@ -260,15 +298,12 @@ export class DurableExecutionService implements ExecutionService {
     return revoked;
   }
 
-  /** A page holds at most `limit` executions, and fewer when their status objects would pass `listPageBytes`. */
+  /** Executions of this crew (of every one without a name), newest first; see `listExecutions`. */
   async list(request: ListRequest): Promise<ExecutionPage> {
-    const page = await this.deps.store.listExecutions({
-      limit: request.limit,
-      ...(request.state === undefined ? {} : { state: request.state }),
-      ...(request.cursor === undefined ? {} : { cursor: request.cursor }),
-      ...(request.caller.userId === null ? {} : { userId: request.caller.userId }),
-    });
-    return withinBytes(page, listPageBytes);
+    const { name } = this.deps;
+    if (name !== undefined && !reachesCrew(request.caller.crews, name))
+      return { items: [], nextCursor: null };
+    return listExecutions(this.deps.store, request, name === undefined ? undefined : [name]);
   }
 
   async openEventStream(

@@ -1,4 +1,5 @@
 import type { CrewDefinition } from '../domain/crew.ts';
+import type { Execution } from '../domain/execution.ts';
 import { createRateLimiter, prefixedLimiter, type RateLimiter } from '../engine/rate-limiter.ts';
 import { runCrew } from '../engine/crew-process.ts';
 import type { OutputFiles } from '../engine/output-files.ts';
@@ -13,15 +14,25 @@ import { ExecutionTrace } from '../observability/execution-trace.ts';
 import type { Tracing } from '../observability/tracing.ts';
 import { readStepJournal } from './read-step-journal.ts';
 import { ExecutionLeg, LegStopped, type LegDeps } from './execution-leg.ts';
+import type { Notifications } from './notifications.ts';
 import { retryWhileUnavailable } from './retry-while-unavailable.ts';
 
 export type { RunnerObserver } from './execution-leg.ts';
 
-export interface ExecutionRunnerDeps extends LegDeps {
+/** A crew ready to run: its definition, models, tools and the notifications that name it. */
+export interface RunnableCrew {
   readonly crew: CrewDefinition;
   readonly models: ModelResolver;
   readonly tools: ToolRegistry;
   readonly defaultModel: string | undefined;
+  readonly notifications: Notifications;
+}
+
+/** Finds the crew (the version of it) an execution runs on; undefined when this process does not serve it. */
+export type RunnableCrewOf = (execution: Execution) => Promise<RunnableCrew | undefined>;
+
+export interface ExecutionRunnerDeps extends Omit<LegDeps, 'notifications'> {
+  readonly crewOf: RunnableCrewOf;
   /** The max_rpm limiter every leg shares; a real-time one unless given (tests pass one on their own clock). */
   readonly limiter?: RateLimiter;
   /** Records a trace of every leg when tracing is on. */
@@ -105,27 +116,27 @@ export class ExecutionRunner {
     try {
       const start = await this.#leg(executionId, controller.signal);
       if (start === null) return;
-      const { leg, journal } = start;
+      const { leg, journal, runnable } = start;
       run.leg = leg;
       const execution = leg.execution;
       const { tracing } = this.deps;
       const traced =
         tracing === undefined
           ? undefined
-          : new ExecutionTrace(tracing, { id: executionId, crew: this.deps.crew.name });
+          : new ExecutionTrace(tracing, { id: executionId, crew: runnable.crew.name });
       try {
         const outcome = await runCrew({
           executionId,
-          crew: this.deps.crew,
+          crew: runnable.crew,
           inputs: execution.inputs,
           checkpoint: {
             outputs: execution.outputs,
             feedback: execution.feedback,
             ...(journal === undefined ? {} : { journal }),
           },
-          models: this.deps.models,
-          tools: this.deps.tools,
-          defaultModel: this.deps.defaultModel,
+          models: runnable.models,
+          tools: runnable.tools,
+          defaultModel: runnable.defaultModel,
           signal: controller.signal,
           onEvent: (event) => {
             traced?.record(event);
@@ -193,7 +204,7 @@ export class ExecutionRunner {
   async #leg(
     executionId: string,
     signal: AbortSignal,
-  ): Promise<{ leg: ExecutionLeg; journal?: StepJournal } | null> {
+  ): Promise<{ leg: ExecutionLeg; journal?: StepJournal; runnable: RunnableCrew } | null> {
     const { store, observer } = this.deps;
     const whileDown = {
       signal,
@@ -201,14 +212,17 @@ export class ExecutionRunner {
     };
     const execution = await retryWhileUnavailable(() => store.getExecution(executionId), whileDown);
     if (execution === null) return null;
-    const leg = new ExecutionLeg(execution, this.deps, signal);
+    if (execution.state !== 'PENDING' && execution.state !== 'RUNNING') return null;
+    // A crew this process does not serve is left for a process that does, once the lease runs out.
+    const runnable = await this.deps.crewOf(execution);
+    if (runnable === undefined) return null;
+    const leg = new ExecutionLeg(execution, { ...this.deps, notifications: runnable.notifications }, signal);
     if (execution.state === 'PENDING') {
       leg.claim();
-      return { leg };
+      return { leg, runnable };
     }
-    if (execution.state !== 'RUNNING') return null;
     // Continuing after a crash or a handover: the task in flight goes on from its last completed step.
     const journal = await retryWhileUnavailable(() => readStepJournal(store, execution), whileDown);
-    return journal === undefined ? { leg } : { leg, journal };
+    return journal === undefined ? { leg, runnable } : { leg, journal, runnable };
   }
 }

@@ -13,6 +13,8 @@ export interface Caller {
   readonly tokenId: string;
   readonly kind: 'org' | 'user';
   readonly userId: string | null;
+  /** The crews (by name) the token is limited to; null or absent for every crew. */
+  readonly crews?: readonly string[] | null;
 }
 
 export interface KickoffRequest {
@@ -54,14 +56,14 @@ export interface ListRequest {
 }
 
 /**
- * What the HTTP API (and any other front end) can ask of crewd. Unknown executions and other users' executions
- * both throw `CrewdError('NOT_FOUND')`.
+ * What can be asked of executions already started, by id: a served crew's, or those of every crew a server serves
+ * (its root, when it serves several). Unknown executions, other users' executions and executions of crews not
+ * reached here or not open to the caller's token all throw `CrewdError('NOT_FOUND')`.
  */
-export interface ExecutionService {
-  readonly crew: CrewDefinition;
-  /** Saves the execution, then queues it to run; throws `MissingInputsError` and `IDEMPOTENCY_CONFLICT`. */
-  kickoff(request: KickoffRequest): Promise<{ readonly kickoffId: string }>;
+export interface ExecutionAccess {
   get(executionId: string, caller: Caller): Promise<Execution>;
+  /** The crew definition the execution runs on: the version it started on. */
+  crewOf(execution: Execution): CrewDefinition;
   /** Throws `NOT_PENDING_HUMAN_INPUT` when the execution is not paused on that task (or another resume won). */
   resume(request: ResumeRequest): Promise<ResumeResult>;
   /** Stops the execution (aborting a model call in flight) and marks it REVOKED; finished ones stay as they are. */
@@ -79,4 +81,12 @@ export interface ExecutionService {
     signal: AbortSignal,
   ): Promise<AsyncIterable<StoredExecutionEvent>>;
   deliveries(executionId: string, caller: Caller): Promise<readonly DeliveryRecord[]>;
+}
+
+/** What the HTTP API (and any other front end) can ask of one served crew. */
+export interface ExecutionService extends ExecutionAccess {
+  /** The crew new kickoffs run on. */
+  readonly crew: CrewDefinition;
+  /** Saves the execution, then queues it to run; throws `MissingInputsError` and `IDEMPOTENCY_CONFLICT`. */
+  kickoff(request: KickoffRequest): Promise<{ readonly kickoffId: string }>;
 }

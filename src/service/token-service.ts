@@ -1,6 +1,7 @@
 import { createHash, randomBytes as nodeRandomBytes, timingSafeEqual } from 'node:crypto';
 import { CrewdError } from '../domain/errors.ts';
 import type { TokenKind, TokenRecord, TokenStore } from '../store/store.ts';
+import { crewNamePattern, crewNameRule } from '../domain/crew-name.ts';
 import type { Caller } from './execution-service.ts';
 
 export interface TokenServiceDeps {
@@ -19,6 +20,8 @@ export interface NewToken {
   /** Required for user tokens, refused for organization tokens. */
   readonly userId?: string;
   readonly name?: string;
+  /** Limits the token to these crews (by name); every crew when absent. */
+  readonly crews?: readonly string[];
 }
 
 export interface CreatedToken {
@@ -57,11 +60,13 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
 
   async function store(secret: string, token: NewToken): Promise<TokenRecord> {
     const userId = checkOwner(token);
+    const crews = checkCrews(token.crews);
     return deps.store.createToken({
       id: `tok_${random(idBytes).toString('base64url')}`,
       kind: token.kind,
       userId,
       name: token.name ?? null,
+      crews,
       hash: hashSecret(secret),
       createdAt: deps.clock(),
       revokedAt: null,
@@ -93,7 +98,12 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
       cache.delete(hash);
       const record = await deps.store.findActiveToken(hash);
       if (record === null || !sameHash(record.hash, hash)) return null;
-      const caller: Caller = { tokenId: record.id, kind: record.kind, userId: record.userId };
+      const caller: Caller = {
+        tokenId: record.id,
+        kind: record.kind,
+        userId: record.userId,
+        crews: record.crews ?? null,
+      };
       if (cacheMs > 0) {
         // Bounded: a flood of distinct valid tokens cannot grow it without limit.
         if (cache.size >= maxCachedTokens) cache.clear();
@@ -125,6 +135,17 @@ function checkOwner(token: NewToken): string | null {
     throw new CrewdError('VALIDATION_ERROR', 'An organization token has no user id');
   }
   return null;
+}
+
+function checkCrews(crews: readonly string[] | undefined): readonly string[] | null {
+  if (crews === undefined) return null;
+  if (crews.length === 0)
+    throw new CrewdError('VALIDATION_ERROR', 'Name at least one crew a token may reach');
+  const wrong = crews.find((name) => !crewNamePattern.test(name));
+  if (wrong !== undefined) {
+    throw new CrewdError('VALIDATION_ERROR', `'${wrong}' is not a crew name (${crewNameRule})`);
+  }
+  return [...new Set(crews)];
 }
 
 /** The store found the record by this hash; comparing again in constant time guards against lax lookups. */

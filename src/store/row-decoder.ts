@@ -44,6 +44,9 @@ export function rowDecoder(codec: RowCodec): RowDecoder {
   return {
     execution: (row) => ({
       id: text(row.id),
+      crew: nullableText(row.crew ?? null),
+      crewVersion:
+        row.crew_version === null || row.crew_version === undefined ? null : Number(row.crew_version),
       state: row.state as ExecutionState,
       inputs: json<Record<string, unknown>>(row.inputs),
       meta: nullableJson<Record<string, unknown>>(row.meta),
@@ -81,6 +84,7 @@ export function rowDecoder(codec: RowCodec): RowDecoder {
       kind: row.kind as TokenKind,
       userId: nullableText(row.user_id),
       name: nullableText(row.name),
+      crews: nullableJson<string[]>(row.crews ?? null),
       hash: text(row.hash),
       createdAt: codec.date(row.created_at),
       revokedAt: nullableDate(row.revoked_at),

@@ -43,6 +43,8 @@ export function newExecutionValues(execution: NewExecution): RowValues {
     created_at: execution.createdAt.toISOString(),
     lease_owner: execution.lease?.owner ?? null,
     lease_until: iso(execution.lease?.until),
+    crew: execution.crew ?? null,
+    crew_version: execution.crewVersion ?? null,
   };
 }
 
@@ -86,6 +88,7 @@ export function executionQueryValues(query: ExecutionQuery): RowValues {
   return {
     state: query.state ?? null,
     user_id: query.userId ?? null,
+    crews: query.crews === undefined ? null : JSON.stringify(query.crews),
     cursor_created_at: iso(cursor?.createdAt),
     cursor_id: cursor?.id ?? null,
     // One more than asked, to learn whether another page follows.
@@ -99,6 +102,7 @@ export function tokenValues(token: TokenRecord): RowValues {
     kind: token.kind,
     user_id: token.userId,
     name: token.name,
+    crews: json(token.crews),
     hash: token.hash,
     created_at: token.createdAt.toISOString(),
     revoked_at: iso(token.revokedAt),

@@ -41,6 +41,9 @@ export interface NewExecution {
   readonly createdAt: Date;
   /** Leased at once to the process that will run it, so no other process claims it meanwhile. */
   readonly lease?: ExecutionLease;
+  /** The served crew it belongs to (its name), and the version of that crew it runs on. */
+  readonly crew?: string;
+  readonly crewVersion?: number;
 }
 
 export type CreateExecutionResult =
@@ -52,6 +55,8 @@ export interface ExecutionQuery {
   readonly state?: ExecutionState;
   /** Only executions started by this user's tokens. */
   readonly userId?: string;
+  /** Only executions of these crews (by name). */
+  readonly crews?: readonly string[];
   readonly limit: number;
   /** Opaque cursor from a previous page's `nextCursor`. */
   readonly cursor?: string;
@@ -146,6 +151,11 @@ export interface ExecutionStore {
   /** Releases every lease this owner holds (a clean shutdown), so another process may go on at once. */
   releaseLeases(owner: string): Promise<void>;
   /**
+   * Gives executions stored before crews had names (their crew is null) to this crew, the one a server of a single
+   * crew served them as; returns how many.
+   */
+  assignCrewless(crew: string): Promise<number>;
+  /**
    * Applies the change when its guards hold; returns the updated execution, or null when they did not. Rejects,
    * writing nothing, a change whose `fromStates` and `state` break the transition table (`checkTransition`).
    */
@@ -184,6 +194,8 @@ export interface TokenRecord {
   readonly kind: TokenKind;
   readonly userId: string | null;
   readonly name: string | null;
+  /** The crews (by name) the token is limited to; null for every crew. */
+  readonly crews?: readonly string[] | null;
   /** SHA-256 of the secret, hex; the secret itself is never stored. */
   readonly hash: string;
   readonly createdAt: Date;

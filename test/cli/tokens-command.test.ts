@@ -18,7 +18,7 @@ describe('crewd tokens', () => {
     const listed = await runCrewd(['tokens', 'list', '--database', database]);
     expect(listed.code).toBe(0);
     const [header, ...rows] = listed.stdout.trimEnd().split('\n');
-    expect(header).toMatch(/^ID\s+KIND\s+USER\s+NAME\s+CREATED\s+REVOKED$/);
+    expect(header).toMatch(/^ID\s+KIND\s+USER\s+NAME\s+CREWS\s+CREATED\s+REVOKED$/);
     expect(rows).toHaveLength(2);
     expect(rows.find((row) => /\borg\b/.test(row))).toMatch(/\bci\b.*\s-$/);
     expect(rows.find((row) => /\buser\b/.test(row))).toMatch(/\balice\b/);
@@ -39,5 +39,40 @@ describe('crewd tokens', () => {
 
     expect(result.code).toBe(1);
     expect(result.stderr).toBe('crewd: No token has the id tok_unknown\n');
+  });
+});
+
+describe('crewd tokens create --crews', () => {
+  it('stores the crews a token is limited to, and lists them', async () => {
+    const database = join(tempDir(), 'tokens.db');
+
+    const limited = await runCrewd([
+      'tokens',
+      'create',
+      '--user',
+      'dana',
+      '--crews',
+      'notes, briefs',
+      '--database',
+      database,
+    ]);
+    expect(limited.code).toBe(0);
+    expect(limited.stdout).toMatch(/for the crews notes, briefs\./);
+    await runCrewd(['tokens', 'create', '--org', '--database', database]);
+    const wrong = await runCrewd([
+      'tokens',
+      'create',
+      '--org',
+      '--crews',
+      'Not A Name',
+      '--database',
+      database,
+    ]);
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toMatch(/^crewd: 'Not A Name' is not a crew name/);
+
+    const rows = (await runCrewd(['tokens', 'list', '--database', database])).stdout.trimEnd().split('\n');
+    expect(rows.find((row) => /\bdana\b/.test(row))).toMatch(/\bnotes,briefs\b/);
+    expect(rows.find((row) => /\borg\b/.test(row))).toMatch(/\s\*\s/);
   });
 });

@@ -3,7 +3,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pino } from 'pino';
-import { readServeConfig } from '../../src/config.ts';
+import { readServeConfig, type ServedCrewConfig } from '../../src/config.ts';
 import type { RateLimiter } from '../../src/engine/rate-limiter.ts';
 import { startServer, type RunningServer } from '../../src/main.ts';
 import { hangAfterMs, until } from './until.ts';
@@ -38,13 +38,16 @@ export interface InProcessOptions extends CrewdOptions {
   readonly clock?: () => Date;
   /** The server's max_rpm limiter (a `recordingLimiter()`), so a test reads the spacing instead of timing it. */
   readonly rateLimiter?: RateLimiter;
+  /** Several crews to serve, each under `/crews/<name>` (`crewDir` is then the first's). */
+  readonly crews?: readonly ServedCrewConfig[];
 }
 
 /** Starts crewd in this process on a free port, with the organization token `testToken`. */
 export async function startCrewd(options: InProcessOptions): Promise<RunningServer> {
   const env = serverEnv(options, options.modelUrl);
   const database = options.database ?? tempDatabase();
-  const config = readServeConfig(options.crewDir, { port: '0', database }, env);
+  const read = readServeConfig(options.crewDir, { port: '0', database }, env);
+  const config = options.crews === undefined ? read : { ...read, crews: options.crews };
   return startServer(config, {
     env,
     logger: pino({ level: 'silent' }),

@@ -19,19 +19,29 @@ import { StatusBodies } from '../status-bodies.ts';
 import { toEventStreamTarget } from '../webhook-fields.ts';
 import { toStatusView } from '../status-view.ts';
 import { bearerSecurity } from './route-context.ts';
-import type { RouteContext, ZodApp } from './route-context.ts';
+import type { ExecutionRouteContext, RouteContext, ZodApp } from './route-context.ts';
 
 const maxIdempotencyKeyLength = 255;
 
 /** The routes of the hosted service's interface (CONTRACT §3.1–3.5), plus cancel. */
 export function registerCrewRoutes(app: ZodApp, context: RouteContext): void {
-  const { service, clock } = context;
+  registerHealthyRoute(app);
+  registerKickoffRoutes(app, context);
+  registerExecutionStateRoutes(app, context);
+}
 
+/** `GET /`: liveness text. */
+export function registerHealthyRoute(app: ZodApp): void {
   app.get(
     '/',
     { config: { public: true, rateLimit: false }, schema: { summary: 'Liveness text for simple checks' } },
     async (_request, reply) => reply.type('text/plain; charset=utf-8').send('Healthy'),
   );
+}
+
+/** `GET /inputs` and `POST /kickoff`: one crew's. */
+export function registerKickoffRoutes(app: ZodApp, context: RouteContext): void {
+  const { service } = context;
 
   app.get(
     '/inputs',
@@ -80,7 +90,11 @@ export function registerCrewRoutes(app: ZodApp, context: RouteContext): void {
       return { kickoff_id: kickoffId };
     },
   );
+}
 
+/** Status, resume and cancel of executions already started: under a crew, or at the root for every crew. */
+export function registerExecutionStateRoutes(app: ZodApp, context: ExecutionRouteContext): void {
+  const { service, clock } = context;
   const statusRoute = {
     schema: {
       summary: 'Status and result of an execution',
@@ -89,7 +103,7 @@ export function registerCrewRoutes(app: ZodApp, context: RouteContext): void {
       response: { 200: statusViewSchema },
     },
   };
-  const bodies = new StatusBodies(service.crew);
+  const bodies = new StatusBodies((execution) => service.crewOf(execution));
   const status = async (
     request: FastifyRequest<{ Params: { kickoffId: string } }>,
     reply: FastifyReply,
@@ -121,7 +135,7 @@ export function registerCrewRoutes(app: ZodApp, context: RouteContext): void {
 
   const cancel = async (request: FastifyRequest<{ Params: { kickoffId: string } }>) => {
     const execution = await service.cancel(request.params.kickoffId, callerOf(request));
-    return toStatusView(execution, service.crew, clock());
+    return toStatusView(execution, service.crewOf(execution), clock());
   };
   const cancelSchema = {
     security: bearerSecurity,

@@ -7,9 +7,9 @@ import { formatComment, pipeEvents, resumePoint } from '../server-sent-events.ts
 import { watchStreamToken } from '../stream-token-watch.ts';
 import type { UnavailableLog } from '../unavailable-log.ts';
 import { bearerSecurity } from './route-context.ts';
-import type { RouteContext, ZodApp } from './route-context.ts';
+import type { ExecutionRouteContext, ZodApp } from './route-context.ts';
 
-export interface EventStreamContext extends RouteContext {
+export interface EventStreamContext extends ExecutionRouteContext {
   readonly heartbeatMs: number;
   /** Checks the stream's token again, so a revoked token loses the streams it opened. */
   readonly authenticate: Authenticate;

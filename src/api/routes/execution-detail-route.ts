@@ -1,14 +1,14 @@
 import type { Execution } from '../../domain/execution.ts';
-import type { Caller, ExecutionService } from '../../service/execution-service.ts';
+import type { Caller, ExecutionAccess } from '../../service/execution-service.ts';
 import type { StoredExecutionEvent } from '../../store/store.ts';
 import { callerOf } from '../bearer-auth.ts';
 import { executionDetailSchema, toExecutionDetail } from '../execution-detail.ts';
 import { executionIdParamsSchema } from '../request-schemas.ts';
 import { bearerSecurity } from './route-context.ts';
-import type { RouteContext, ZodApp } from './route-context.ts';
+import type { ExecutionRouteContext, ZodApp } from './route-context.ts';
 
 /** `GET /executions/{id}`: one execution with its inputs, feedback and task timeline. */
-export function registerExecutionDetailRoute(app: ZodApp, context: RouteContext): void {
+export function registerExecutionDetailRoute(app: ZodApp, context: ExecutionRouteContext): void {
   const { service, clock } = context;
   app.get(
     '/executions/:id',
@@ -24,14 +24,14 @@ export function registerExecutionDetailRoute(app: ZodApp, context: RouteContext)
       const caller = callerOf(request);
       const execution = await service.get(request.params.id, caller);
       const events = await eventsUpTo(service, execution, caller);
-      return toExecutionDetail(execution, service.crew, events, clock());
+      return toExecutionDetail(execution, service.crewOf(execution), events, clock());
     },
   );
 }
 
 /** The execution's logged events up to the snapshot just read; the stream would otherwise wait for new ones. */
 async function eventsUpTo(
-  service: ExecutionService,
+  service: ExecutionAccess,
   execution: Execution,
   caller: Caller,
 ): Promise<StoredExecutionEvent[]> {

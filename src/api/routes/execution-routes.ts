@@ -4,10 +4,10 @@ import { executionIdParamsSchema, listQuerySchema } from '../request-schemas.ts'
 import { deliveryListSchema, executionListSchema } from '../response-schemas.ts';
 import { toStatusView } from '../status-view.ts';
 import { bearerSecurity } from './route-context.ts';
-import type { RouteContext, ZodApp } from './route-context.ts';
+import type { ExecutionRouteContext, ZodApp } from './route-context.ts';
 
 /** Listing executions and their webhook deliveries (CONTRACT §3.6). User tokens see only their own. */
-export function registerExecutionRoutes(app: ZodApp, context: RouteContext): void {
+export function registerExecutionRoutes(app: ZodApp, context: ExecutionRouteContext): void {
   const { service, clock } = context;
 
   app.get(
@@ -30,7 +30,7 @@ export function registerExecutionRoutes(app: ZodApp, context: RouteContext): voi
       });
       const now = clock();
       return {
-        items: page.items.map((execution) => toStatusView(execution, service.crew, now)),
+        items: page.items.map((execution) => toStatusView(execution, service.crewOf(execution), now)),
         next_cursor: page.nextCursor,
       };
     },

@@ -6,7 +6,7 @@ import { healthSchema, readinessSchema } from '../response-schemas.ts';
 import { bearerSecurity } from './route-context.ts';
 import type { RouteContext, ZodApp } from './route-context.ts';
 
-export interface OperationsContext extends RouteContext {
+export interface OperationsContext extends Pick<RouteContext, 'metrics' | 'clock'> {
   /** Resolves when the store answers. */
   readonly ready: () => Promise<void>;
   readonly readyTimeoutMs: number;

@@ -5,7 +5,7 @@ import type { OutputFileReader } from '../../engine/output-files.ts';
 import { callerOf } from '../bearer-auth.ts';
 import { savedFiles } from '../output-files-view.ts';
 import { bearerSecurity } from './route-context.ts';
-import type { RouteContext, ZodApp } from './route-context.ts';
+import type { ExecutionRouteContext, ZodApp } from './route-context.ts';
 
 const fileParamsSchema = z.object({ id: z.string().min(1), '*': z.string() });
 
@@ -15,7 +15,7 @@ const fileParamsSchema = z.object({ id: z.string().min(1), '*': z.string() });
  */
 export function registerOutputFileRoute(
   app: ZodApp,
-  context: RouteContext & { readonly files: OutputFileReader },
+  context: ExecutionRouteContext & { readonly files: OutputFileReader },
 ): void {
   const { service, files } = context;
   app.get(

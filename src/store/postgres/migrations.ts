@@ -110,6 +110,18 @@ export const postgresMigrations: readonly Migration[] = [
     name: 'outbox lease owner',
     sql: `ALTER TABLE outbox_messages ADD COLUMN lease_owner text;`,
   },
+  {
+    version: 5,
+    name: 'crews of executions and tokens',
+    // NULL crew: an execution from before several crews were served, taken by the first crew served.
+    // NULL crews on a token: every crew.
+    sql: `
+      ALTER TABLE executions ADD COLUMN crew text;
+      ALTER TABLE executions ADD COLUMN crew_version integer;
+      CREATE INDEX executions_crew_created ON executions (crew, created_at, id);
+      ALTER TABLE tokens ADD COLUMN crews json;
+    `,
+  },
 ];
 
 /**

@@ -16,10 +16,10 @@ const insertExecution = namedQuery(
   'insert_execution',
   `WITH inserted AS (
      INSERT INTO executions (id, state, inputs, meta, webhooks, owner_token_id, owner_user_id, idempotency_key,
-       request_hash, usage, created_at, updated_at, lease_owner, lease_until)
+       request_hash, usage, created_at, updated_at, lease_owner, lease_until, crew, crew_version)
      VALUES (:id, :state, :inputs::json, :meta::json, :webhooks::json, :owner_token_id, :owner_user_id,
        :idempotency_key, :request_hash, :usage::json, :created_at::timestamptz, :created_at::timestamptz,
-       :lease_owner::text, :lease_until::timestamptz)
+       :lease_owner::text, :lease_until::timestamptz, :crew::text, :crew_version::integer)
      ON CONFLICT (owner_token_id, idempotency_key) DO NOTHING
      RETURNING *
    )
@@ -42,9 +42,15 @@ const selectPage = namedQuery(
   `SELECT * FROM executions
    WHERE (:state::text IS NULL OR state = :state::text)
      AND (:user_id::text IS NULL OR owner_user_id = :user_id::text)
+     AND (:crews::json IS NULL OR crew IN (SELECT json_array_elements_text(:crews::json)))
      AND (:cursor_id::text IS NULL OR (created_at, id) < (:cursor_created_at::timestamptz, :cursor_id::text))
    ORDER BY created_at DESC, id DESC
    LIMIT :limit::bigint`,
+);
+
+const assignCrewless = namedQuery(
+  'assign_crewless_executions',
+  'UPDATE executions SET crew = :crew::text WHERE crew IS NULL RETURNING id',
 );
 
 const renewLeases = namedQuery(
@@ -248,6 +254,8 @@ export function postgresExecutionStore(
     releaseLeases: async (owner) => {
       await query(releaseLeases, { owner, origin });
     },
+
+    assignCrewless: async (crew) => (await query(assignCrewless, { crew })).length,
 
     applyChange: async (change) => {
       checkTransition(change.fromStates, change.state);

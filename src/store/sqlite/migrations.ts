@@ -106,6 +106,18 @@ export const sqliteMigrations: readonly Migration[] = [
     name: 'outbox lease owner',
     sql: `ALTER TABLE outbox_messages ADD COLUMN lease_owner TEXT;`,
   },
+  {
+    version: 5,
+    name: 'crews of executions and tokens',
+    // NULL crew: an execution from before several crews were served, taken by the first crew served.
+    // NULL crews on a token: every crew.
+    sql: `
+      ALTER TABLE executions ADD COLUMN crew TEXT;
+      ALTER TABLE executions ADD COLUMN crew_version INTEGER;
+      CREATE INDEX executions_crew_created ON executions (crew, created_at, id);
+      ALTER TABLE tokens ADD COLUMN crews TEXT;
+    `,
+  },
 ];
 
 /** Applies the migrations not yet recorded; `BEGIN IMMEDIATE` makes a second process wait, then find none. */

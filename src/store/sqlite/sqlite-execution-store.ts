@@ -13,9 +13,9 @@ import { settle } from './sqlite-context.ts';
 
 const insertExecution = `
   INSERT INTO executions (id, state, inputs, meta, webhooks, owner_token_id, owner_user_id, idempotency_key,
-    request_hash, usage, created_at, updated_at, lease_owner, lease_until)
+    request_hash, usage, created_at, updated_at, lease_owner, lease_until, crew, crew_version)
   VALUES (:id, :state, :inputs, :meta, :webhooks, :owner_token_id, :owner_user_id, :idempotency_key,
-    :request_hash, :usage, :created_at, :created_at, :lease_owner, :lease_until)
+    :request_hash, :usage, :created_at, :created_at, :lease_owner, :lease_until, :crew, :crew_version)
   ON CONFLICT (owner_token_id, idempotency_key) DO NOTHING
   RETURNING *`;
 
@@ -28,6 +28,7 @@ const selectPage = `
   SELECT * FROM executions
   WHERE (:state IS NULL OR state = :state)
     AND (:user_id IS NULL OR owner_user_id = :user_id)
+    AND (:crews IS NULL OR crew IN (SELECT value FROM json_each(:crews)))
     AND (:cursor_id IS NULL OR (created_at, id) < (:cursor_created_at, :cursor_id))
   ORDER BY created_at DESC, id DESC
   LIMIT :limit`;
@@ -54,6 +55,8 @@ const claimExecution = `
   UPDATE executions SET lease_owner = :owner, lease_until = :until, revision = revision + 1 WHERE id = :id`;
 
 const releaseLeases = 'UPDATE executions SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = ?';
+
+const assignCrewless = 'UPDATE executions SET crew = ? WHERE crew IS NULL';
 
 // The guards sit in the WHERE clause, so the update is a compare-and-set; `last_event_sequence` reserves the
 // numbers of the events written in the same transaction.
@@ -210,6 +213,8 @@ export function sqliteExecutionStore(
       writes.write(() => {
         statement(releaseLeases).run(owner);
       }),
+
+    assignCrewless: (crew) => writes.write(() => statement(assignCrewless).run(crew).changes),
 
     applyChange: async (change) => {
       // Before the write is queued: a refused change must not fail the others committed with it.

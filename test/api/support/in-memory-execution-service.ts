@@ -42,6 +42,10 @@ export class InMemoryExecutionService implements ExecutionService {
     this.crew = crew;
   }
 
+  crewOf(): CrewDefinition {
+    return this.crew;
+  }
+
   /** Adds or replaces an execution as a test sets it up. */
   put(execution: Execution): Execution {
     this.#executions.set(execution.id, execution);

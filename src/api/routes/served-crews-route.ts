@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import { reachesCrew } from '../../domain/crew-name.ts';
+import type { ExecutionService } from '../../service/execution-service.ts';
+import { callerOf } from '../bearer-auth.ts';
+import { bearerSecurity } from './route-context.ts';
+import type { ZodApp } from './route-context.ts';
+
+/**
+ * Something a server serves at a base URL of its own, `/crews/<name>`: a crew today. A flow will be another kind,
+ * answering the same interface under its own base URL.
+ */
+export interface ServedCrew {
+  readonly kind: 'crew';
+  readonly name: string;
+  readonly service: ExecutionService;
+}
+
+/** The base URL of a served crew, as a path on the server. */
+export function baseUrlOf(name: string): string {
+  return `/crews/${name}`;
+}
+
+const servedListSchema = z.object({
+  crews: z.array(
+    z.object({
+      name: z.string(),
+      kind: z.enum(['crew']),
+      base_url: z.string().describe('Path of its base URL on this server: {base_url}/kickoff, /status/{id}…'),
+      inputs: z.array(z.string()),
+    }),
+  ),
+});
+
+/** `GET /crews`: what this server serves, each with its base URL; a token limited to some crews sees those. */
+export function registerServedCrewsRoute(app: ZodApp, served: readonly ServedCrew[]): void {
+  app.get(
+    '/crews',
+    {
+      schema: {
+        summary: 'The crews this server serves, with their base URLs and inputs',
+        security: bearerSecurity,
+        response: { 200: servedListSchema },
+      },
+    },
+    (request) => {
+      const caller = callerOf(request);
+      return {
+        crews: served
+          .filter((crew) => reachesCrew(caller.crews, crew.name))
+          .map((crew) => ({
+            name: crew.name,
+            kind: crew.kind,
+            base_url: baseUrlOf(crew.name),
+            inputs: [...crew.service.crew.requiredInputs],
+          })),
+      };
+    },
+  );
+}

@@ -1,0 +1,77 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { userCrew } from '../support/user-crew.ts';
+import {
+  exampleCrew,
+  exampleInputs,
+  finished,
+  runCrewd,
+  spawnCrewd,
+  tempDir,
+  waitForOutput,
+} from './crewd-command.ts';
+
+describe('crewd serve with several crews', () => {
+  it('serves each under /crews/<name>; the client works against a base URL, and list sees every crew', async () => {
+    const database = join(tempDir(), 'crewd.db');
+    const first = userCrew(exampleCrew);
+    const second = userCrew(exampleCrew);
+    const server = spawnCrewd([
+      'serve',
+      first,
+      `second-look=${second}`,
+      '--port',
+      '0',
+      '--database',
+      database,
+    ]);
+    const exit = finished(server);
+    try {
+      const [, url, names, token] = await waitForOutput(
+        server,
+        /serving 2 crews at (http:\/\/127\.0\.0\.1:\d+):\n((?: {2}[^\n]*\n){2})[^\n]*\n {2}(\S+)\n/,
+      );
+      expect(names).toBe(
+        `  research-crew: ${url}/crews/research-crew (${first})\n  second-look: ${url}/crews/second-look (${second})\n`,
+      );
+      const atBase = { env: { CREWD_URL: `${url}/crews/second-look`, CREWD_TOKEN: token! } };
+      const kickoff = await runCrewd(['kickoff', '--inputs', exampleInputs, '--wait', '--json'], atBase);
+      expect(kickoff.code).toBe(0);
+      const paused = JSON.parse(kickoff.stdout);
+      expect(paused.state).toBe('PAUSED');
+
+      const atRoot = { env: { CREWD_URL: url!, CREWD_TOKEN: token! } };
+      const pending = await runCrewd(['pending', '--json'], atRoot);
+      expect(JSON.parse(pending.stdout).items.map((item: { kickoff_id: string }) => item.kickoff_id)).toEqual(
+        [paused.kickoff_id],
+      );
+      const other = { env: { CREWD_URL: `${url}/crews/research-crew`, CREWD_TOKEN: token! } };
+      const elsewhere = await runCrewd(['status', paused.kickoff_id], other);
+      expect(elsewhere.code).toBe(1);
+      expect(elsewhere.stderr).toMatch(/\(HTTP 404\)\n$/);
+    } finally {
+      server.kill('SIGTERM');
+      await exit;
+    }
+  });
+
+  it('refuses two crews of one name, and a flow, with one line each', async () => {
+    const database = join(tempDir(), 'crewd.db');
+    const twice = await runCrewd(['serve', `a=${exampleCrew}`, `a=${exampleCrew}`, '--database', database]);
+    expect(twice.code).toBe(1);
+    expect(twice.stderr).toBe("crewd: Two crews are named 'a': name one yourself, as <name>=<path>\n");
+
+    const flow = join(tempDir(), 'greeting.flow.yaml');
+    writeFileSync(flow, 'schema: crewai.flow/v1\nname: greeting\n');
+    const refused = await runCrewd(['serve', exampleCrew, flow, '--database', database]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(
+      `crewd: ${flow} is a flow: crewd serve serves crews only for now; serve the crews the flow uses instead\n`,
+    );
+
+    const badName = await runCrewd(['serve', `Big Name=${exampleCrew}`, '--database', database]);
+    expect(badName.code).toBe(1);
+    expect(badName.stderr).toMatch(/^crewd: 'Big Name' is not a crew name/);
+  });
+});
