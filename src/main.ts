@@ -17,12 +17,13 @@ import { createLocalDispatcher } from './service/dispatcher.ts';
 import { followOtherProcesses } from './service/cross-process-changes.ts';
 import { EventHub } from './service/event-hub.ts';
 import { ExecutionClaims } from './service/execution-claims.ts';
-import { ExecutionRunner, type RunnableCrew } from './service/execution-runner.ts';
+import { ExecutionRunner } from './service/execution-runner.ts';
 import { Notifications } from './service/notifications.ts';
 import { createTokenService, type TokenService } from './service/token-service.ts';
 import { openStore } from './open-store.ts';
 import { openCrewRuntime, type CrewRuntime } from './runtime/crew-runtime.ts';
 import { servedCrews } from './runtime/served-crews.ts';
+import { CrewVersions } from './runtime/crew-versions.ts';
 import type { ServedCrew } from './api/routes/served-crews-route.ts';
 import { EveryCrewAccess } from './service/every-crew-access.ts';
 import { ProcessLifecycle } from './runtime/process-lifecycle.ts';
@@ -31,7 +32,12 @@ import { newProcessId } from './store/process-identity.ts';
 import { scheduleRetention, type RetentionSchedule } from './service/retention.ts';
 import type { ExecutionChange, NewExecutionEvent, Store } from './store/store.ts';
 import { isStoreUnavailable } from './store/store-unavailable.ts';
-import { crewdStatePaths, removeExecutionWorkspace, workspaceRoot } from './workspace/execution-workspace.ts';
+import {
+  crewdStatePaths,
+  crewVersionsRoot,
+  removeExecutionWorkspace,
+  workspaceRoot,
+} from './workspace/execution-workspace.ts';
 import { WorkspaceFiles } from './workspace/workspace-files.ts';
 import { createDeliveryWorker } from './webhooks/delivery-worker.ts';
 import { parseRetrySchedule } from './webhooks/retry-schedule.ts';
@@ -62,7 +68,8 @@ export interface StartOptions {
 
 /**
  * The composition root: the one place that picks concrete adapters and wires them together. The process's parts
- * start in this order and stop in reverse (see ProcessLifecycle): the crew with its tools, tracing, the store, the
+ * start in this order and stop in reverse (see ProcessLifecycle): tracing, the store, the crews (each version kept
+ * in the store) with their tools, the
  * change feed, the HTTP listener, the webhook worker, the executions, retention.
  */
 export async function startServer(config: ServeConfig, options: StartOptions): Promise<RunningServer> {
@@ -93,25 +100,6 @@ async function wire(
   const { logger, clock } = options;
   const workspace = workspaceRoot(config.database);
   const crewConfigs = servedCrews(config);
-  const runtimes = new Map<string, CrewRuntime>();
-  for (const served of crewConfigs) {
-    const runtime = await lifecycle.open(
-      crewConfigs.length === 1 ? 'the crew' : `the crew ${served.name}`,
-      () =>
-        openCrewRuntime({
-          crewDir: served.dir,
-          ...(config.crewName === undefined ? {} : { crewName: config.crewName }),
-          env: options.env,
-          warn: options.warn,
-          allowPartial: config.allowPartial ?? false,
-          defaultModel: config.defaultModel,
-          tools: { workspaceRoot: workspace, crewdState: crewdStatePaths(config.database), logger },
-          check: true,
-        }),
-      (opened) => opened.close(),
-    );
-    runtimes.set(served.name, runtime);
-  }
   const tracing = await lifecycle.open(
     'tracing',
     () => openTracing(options.env),
@@ -153,6 +141,46 @@ async function wire(
     },
     (opened) => opened.close(),
   );
+  // Executions stored before crews had names belong to the crew a server of one served: the first.
+  const firstCrew = crewConfigs[0]!.name;
+  await store.assignCrewless(firstCrew);
+  const openRuntime = (crewDir: string): Promise<CrewRuntime> =>
+    openCrewRuntime({
+      crewDir,
+      ...(config.crewName === undefined ? {} : { crewName: config.crewName }),
+      env: options.env,
+      warn: options.warn,
+      allowPartial: config.allowPartial ?? false,
+      defaultModel: config.defaultModel,
+      tools: { workspaceRoot: workspace, crewdState: crewdStatePaths(config.database), logger },
+      check: true,
+    });
+  const versions = new Map<string, CrewVersions>();
+  for (const served of crewConfigs) {
+    const opened = await lifecycle.open(
+      crewConfigs.length === 1 ? 'the crew' : `the crew ${served.name}`,
+      () =>
+        CrewVersions.deploy({
+          name: served.name,
+          dir: served.dir,
+          store,
+          clock,
+          copiesRoot: crewVersionsRoot(config.database),
+          open: openRuntime,
+          runnable: (runtime) => ({
+            crew: runtime.crew,
+            models: runtime.models,
+            tools: runtime.tools,
+            defaultModel: config.defaultModel,
+            notifications: new Notifications(randomUUID, runtime.crew.name),
+          }),
+          onLoadFailed: (version, error) =>
+            logger.warn({ err: error, crew: served.name, version }, 'could not load a version of the crew'),
+        }),
+      (loaded) => loaded.close(),
+    );
+    versions.set(served.name, opened);
+  }
   // Work outside requests (running executions, recovery, webhooks) waits out an outage; it says so once in a while.
   const outageLog = new UnavailableLog(
     logger,
@@ -193,24 +221,9 @@ async function wire(
     if ((change.outbox?.length ?? 0) > 0) worker.wake();
     for (const event of change.events ?? []) options.onExecutionEvent?.(execution.id, event, change.now);
   };
-  // Executions stored before crews had names belong to the crew a server of one served: the first.
-  const firstCrew = crewConfigs[0]!.name;
-  await store.assignCrewless(firstCrew);
-  const runnables = new Map<string, RunnableCrew>(
-    [...runtimes].map(([name, runtime]) => [
-      name,
-      {
-        crew: runtime.crew,
-        models: runtime.models,
-        tools: runtime.tools,
-        defaultModel: config.defaultModel,
-        notifications: new Notifications(randomUUID, runtime.crew.name),
-      },
-    ]),
-  );
   const lease = { owner: processId, durationMs: config.executionLeaseMs };
   const runner = new ExecutionRunner({
-    crewOf: (execution) => Promise.resolve(runnables.get(execution.crew ?? firstCrew)),
+    crewOf: async (execution) => versions.get(execution.crew ?? firstCrew)?.runnableOf(execution.crewVersion),
     store,
     clock,
     observer: {
@@ -250,16 +263,18 @@ async function wire(
     onError: (error) => quietDuringOutages('claims', error, 'could not claim executions'),
   });
   const services = new Map<string, DurableExecutionService>();
-  for (const [name, runnable] of runnables) {
+  for (const [name, crewVersions] of versions) {
+    const runnable = await crewVersions.runnableOf(crewVersions.servedVersion);
     services.set(
       name,
       new DurableExecutionService({
-        crew: runnable.crew,
+        crew: runnable!.crew,
         name,
+        versions: crewVersions,
         store,
         runner,
         dispatcher,
-        notifications: runnable.notifications,
+        notifications: runnable!.notifications,
         events,
         clock,
         newId: randomUUID,
@@ -280,7 +295,7 @@ async function wire(
     logger,
     rateLimitPerMinute: config.rateLimitPerMinute,
     ready: () => store.ping(),
-    toolSources: () => [...runtimes.values()].flatMap((runtime) => runtime.tools.statuses()),
+    toolSources: () => [...versions.values()].flatMap((crewVersions) => crewVersions.statuses()),
     connectionLimits: { connectionsPerAddress: config.connectionsPerAddress },
     clock,
     outputFiles,

@@ -14,6 +14,7 @@ import type {
   StoredExecutionEvent,
   Store,
 } from '../store/store.ts';
+import type { CrewVersionSource } from './crew-version-source.ts';
 import type { Dispatcher, Reservation } from './dispatcher.ts';
 import type { EventHub } from './event-hub.ts';
 import { eventRecord, executionEndType } from './event-records.ts';
@@ -38,6 +39,8 @@ export interface CrewServiceDeps {
    * the service sees every execution in the store (a store only ever used for one crew).
    */
   readonly name?: string;
+  /** The crew's versions; without them every execution runs on `crew`. */
+  readonly versions?: CrewVersionSource;
   readonly store: Store;
   readonly runner: ExecutionRunner;
   readonly dispatcher: Dispatcher;
@@ -95,11 +98,13 @@ export async function listExecutions(
 
 /** The execution service: kickoff, status, resume and cancel over the store, with runs handed to a dispatcher. */
 export class DurableExecutionService implements ExecutionService {
-  readonly crew: CrewDefinition;
   readonly #recent = new RecentExecutions(recentCacheBytes, recentCacheEntries);
 
-  constructor(private readonly deps: CrewServiceDeps) {
-    this.crew = deps.crew;
+  constructor(private readonly deps: CrewServiceDeps) {}
+
+  /** The crew new kickoffs run on: the version served now. */
+  get crew(): CrewDefinition {
+    return this.deps.versions?.current ?? this.deps.crew;
   }
 
   /** Forgets a copy kept of an execution that was deleted, so it is not served from memory any more. */
@@ -120,7 +125,8 @@ export class DurableExecutionService implements ExecutionService {
   }
 
   async kickoff(request: KickoffRequest): Promise<{ kickoffId: string }> {
-    checkInputs(this.crew, request.inputs);
+    const served = await this.deps.versions?.versionForKickoff();
+    checkInputs(served?.crew ?? this.crew, request.inputs);
     const requestHash =
       request.idempotencyKey === null
         ? null
@@ -139,6 +145,7 @@ export class DurableExecutionService implements ExecutionService {
         createdAt,
         ...(lease === undefined ? {} : { lease }),
         ...(this.deps.name === undefined ? {} : { crew: this.deps.name }),
+        ...(served === undefined ? {} : { crewVersion: served.version }),
       });
       if (!result.created && result.requestHash !== requestHash) {
         throw new CrewdError(
@@ -158,12 +165,18 @@ export class DurableExecutionService implements ExecutionService {
     if (execution === null || !visibleTo(execution, caller) || !this.#holds(execution, caller)) {
       throw new CrewdError('NOT_FOUND', `No execution with id ${executionId}`);
     }
+    await this.loadCrewOf(execution);
     return execution;
   }
 
   crewOf(execution: Execution): CrewDefinition {
-    void execution;
-    return this.crew;
+    return this.deps.versions?.definitionOf(execution.crewVersion) ?? this.deps.crew;
+  }
+
+  /** Loads the version the execution runs on, so `crewOf` answers for it. */
+  async loadCrewOf(execution: Execution): Promise<void> {
+    const version = execution.crewVersion;
+    if (version !== null && version !== undefined) await this.deps.versions?.load(version);
   }
 
   /** True when the execution is this crew's, and the caller's token reaches this crew. */
@@ -191,7 +204,9 @@ export class DurableExecutionService implements ExecutionService {
 
   async resume(request: ResumeRequest): Promise<ResumeResult> {
     const execution = await this.get(request.executionId, request.caller);
-    if (!this.crew.tasks.some((task) => task.name === request.taskId)) {
+    // The tasks of the version the execution started on, whatever version is served now.
+    const crew = this.crewOf(execution);
+    if (!crew.tasks.some((task) => task.name === request.taskId)) {
       // The hosted platform answers 404 for a task the crew does not have, and 400 only for a known one.
       throw new CrewdError('NOT_FOUND', `The crew has no task '${request.taskId}'`);
     }
@@ -223,7 +238,7 @@ export class DurableExecutionService implements ExecutionService {
       appendFeedback: feedback,
       now,
     };
-    if (request.approve && approvalCompletes(this.crew, execution.outputs, pending.taskId)) {
+    if (request.approve && approvalCompletes(crew, execution.outputs, pending.taskId)) {
       const ended: Execution = {
         ...execution,
         webhooks,

@@ -42,10 +42,15 @@ export class EveryCrewAccess implements ExecutionAccess {
     return (await this.#serviceOf(executionId, caller)).cancel(executionId, caller);
   }
 
-  list(request: ListRequest): Promise<ExecutionPage> {
+  async list(request: ListRequest): Promise<ExecutionPage> {
     const crews = [...this.services.keys()].filter((name) => reachesCrew(request.caller.crews, name));
-    if (crews.length === 0) return Promise.resolve({ items: [], nextCursor: null });
-    return listExecutions(this.store, request, crews);
+    if (crews.length === 0) return { items: [], nextCursor: null };
+    const page = await listExecutions(this.store, request, crews);
+    // Each one's crew version is loaded by its own service, so `crewOf` answers for every item.
+    for (const execution of page.items) {
+      await this.services.get(execution.crew ?? '')?.loadCrewOf?.(execution);
+    }
+    return page;
   }
 
   async openEventStream(

@@ -62,8 +62,10 @@ export interface ListRequest {
  */
 export interface ExecutionAccess {
   get(executionId: string, caller: Caller): Promise<Execution>;
-  /** The crew definition the execution runs on: the version it started on. */
+  /** The crew definition the execution runs on: the version it started on (loaded by `get` and `list`). */
   crewOf(execution: Execution): CrewDefinition;
+  /** Loads the version an execution read elsewhere runs on, so `crewOf` answers for it. */
+  loadCrewOf?(execution: Execution): Promise<void>;
   /** Throws `NOT_PENDING_HUMAN_INPUT` when the execution is not paused on that task (or another resume won). */
   resume(request: ResumeRequest): Promise<ResumeResult>;
   /** Stops the execution (aborting a model call in flight) and marks it REVOKED; finished ones stay as they are. */

@@ -15,7 +15,13 @@ import type { CoordinationFeed } from './coordination-feed.ts';
  * The store port. Adapters (sqlite/, postgres/) implement it; it holds data and guarantees atomicity, while every
  * rule about what a change means lives in the service that calls it.
  */
-export interface Store extends ExecutionStore, EventStore, TokenStore, OutboxStore, RetentionStore {
+export interface Store
+  extends ExecutionStore,
+    EventStore,
+    TokenStore,
+    OutboxStore,
+    RetentionStore,
+    CrewVersionStore {
   /** Applies pending migrations; safe to call from several processes at once. */
   migrate(): Promise<void>;
   /**
@@ -296,4 +302,37 @@ export interface RetentionStore {
    * running, waiting or paused are never deleted, however old.
    */
   deleteFinishedBefore(before: Date, limit: number): Promise<readonly string[]>;
+}
+
+/** A crew's files as one version holds them: paths relative to the crew directory, `/`-separated. */
+export type CrewFiles = Readonly<Record<string, string>>;
+
+export interface CrewVersionRecord {
+  readonly crew: string;
+  /** 1, 2, 3… within one crew, in the order they were deployed. */
+  readonly version: number;
+  /** SHA-256 of the files (`hashCrewFiles`), hex. */
+  readonly hash: string;
+  readonly createdAt: Date;
+}
+
+export interface CrewVersionStore {
+  /**
+   * Keeps these files as the crew's next version, or finds the version that already holds the same files (by
+   * hash); `created` tells which. Safe when processes save at once.
+   */
+  saveCrewVersion(
+    crew: string,
+    hash: string,
+    files: CrewFiles,
+    now: Date,
+  ): Promise<{ readonly record: CrewVersionRecord; readonly created: boolean }>;
+  /** The version's files, or null when it is not kept. */
+  crewVersionFiles(crew: string, version: number): Promise<CrewFiles | null>;
+  /** The crew's versions, oldest first, without their files. */
+  listCrewVersions(crew: string): Promise<readonly CrewVersionRecord[]>;
+  /** The version new kickoffs of the crew use, or null before any was served. */
+  servedCrewVersion(crew: string): Promise<number | null>;
+  /** Makes `version` the one new kickoffs use; false when the crew has no such version. */
+  serveCrewVersion(crew: string, version: number, now: Date): Promise<boolean>;
 }

@@ -9,6 +9,11 @@ export function workspaceRoot(database: string): string {
   return path.join(dataDirectory(database), 'workspace');
 }
 
+/** Where versions of crews loaded from the store are written out to run from, beside the database. */
+export function crewVersionsRoot(database: string): string {
+  return path.join(dataDirectory(database), 'crew-versions');
+}
+
 /** Where crewd keeps its files beside the database: the SQLite file's folder, or `./.crewd` for PostgreSQL. */
 export function dataDirectory(database: string): string {
   if (hasNoDatabaseFile(database)) return path.resolve('.crewd');

@@ -26,6 +26,8 @@ export function describeExecutionStoreContract(harness: StoreHarness): void {
 
       const expected = {
         id: request.id,
+        crew: null,
+        crewVersion: null,
         state: 'PENDING',
         inputs: { zeta: 1, alpha: { nested: [1, 'two'] } },
         meta: { requester: 'tests' },

@@ -11,6 +11,7 @@ import { at, newExecution, outboxMessage, taskOutput, tokenRecord, anyLogEntry }
 import { describeRetentionStoreContract } from './retention-store-contract.ts';
 import type { StoreHarness, StoreOpenOptions } from './store-harness.ts';
 import { describeTokenStoreContract } from './token-store-contract.ts';
+import { describeCrewStoreContract } from './crew-store-contract.ts';
 
 /**
  * The behaviour every store adapter must show. `open` opens a store on the suite's database (each call reaches the
@@ -97,6 +98,7 @@ export function describeStoreContract(
     describeExecutionClaimContract(harness);
     describeLivenessContract(harness);
     describeTokenStoreContract(harness);
+    describeCrewStoreContract(harness);
     describeOutboxStoreContract(harness);
     describeRetentionStoreContract(harness);
   });

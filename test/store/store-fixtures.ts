@@ -63,6 +63,7 @@ export function tokenRecord(overrides: Partial<TokenRecord> = {}): TokenRecord {
     kind: 'org',
     userId: null,
     name: 'ops',
+    crews: null,
     hash: randomUUID().replaceAll('-', '').padEnd(64, '0'),
     createdAt: t0,
     revokedAt: null,

@@ -5,8 +5,8 @@ import type { RouteContext, ZodApp } from './route-context.ts';
 
 /** `GET /crew`: the crew's name, process, agents, tasks and inputs (CONTRACT §3.6). */
 export function registerCrewDescriptionRoute(app: ZodApp, context: RouteContext): void {
-  // The crew does not change while the server runs.
-  const description = describeCrew(context.service.crew);
+  // Described once per version served.
+  const descriptions = new WeakMap<object, ReturnType<typeof describeCrew>>();
   app.get(
     '/crew',
     {
@@ -18,6 +18,12 @@ export function registerCrewDescriptionRoute(app: ZodApp, context: RouteContext)
     },
     (request) => {
       callerOf(request);
+      const crew = context.service.crew;
+      let description = descriptions.get(crew);
+      if (description === undefined) {
+        description = describeCrew(crew);
+        descriptions.set(crew, description);
+      }
       return description;
     },
   );

@@ -122,6 +122,28 @@ export const postgresMigrations: readonly Migration[] = [
       ALTER TABLE tokens ADD COLUMN crews json;
     `,
   },
+  {
+    version: 6,
+    name: 'crew versions',
+    // A version is a crew's files as they were when deployed; served_crews says which one new kickoffs use.
+    sql: `
+      CREATE TABLE crew_versions (
+        crew text NOT NULL,
+        version integer NOT NULL,
+        hash text NOT NULL,
+        files json NOT NULL,
+        created_at timestamptz NOT NULL,
+        PRIMARY KEY (crew, version)
+      );
+      CREATE UNIQUE INDEX crew_versions_hash ON crew_versions (crew, hash);
+      CREATE INDEX executions_crew_version ON executions (crew, crew_version);
+      CREATE TABLE served_crews (
+        crew text PRIMARY KEY,
+        version integer NOT NULL,
+        updated_at timestamptz NOT NULL
+      );
+    `,
+  },
 ];
 
 /**

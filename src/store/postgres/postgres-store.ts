@@ -10,6 +10,7 @@ import { postgresExecutionStore } from './postgres-execution-store.ts';
 import { postgresOutboxStore } from './postgres-outbox-store.ts';
 import { postgresRetentionStore } from './postgres-retention-store.ts';
 import { postgresTokenStore } from './postgres-token-store.ts';
+import { postgresCrewVersionStore } from './postgres-crew-version-store.ts';
 
 export interface PostgresStoreOptions {
   /** Keeps every table in this schema (created when missing), e.g. to isolate test runs. */
@@ -60,6 +61,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
   return {
     ...postgresExecutionStore(context, processId),
     ...postgresTokenStore(context),
+    ...postgresCrewVersionStore(context),
     ...postgresOutboxStore(context, processId),
     feed,
     ...postgresRetentionStore(context),

@@ -118,6 +118,28 @@ export const sqliteMigrations: readonly Migration[] = [
       ALTER TABLE tokens ADD COLUMN crews TEXT;
     `,
   },
+  {
+    version: 6,
+    name: 'crew versions',
+    // A version is a crew's files as they were when deployed; served_crews says which one new kickoffs use.
+    sql: `
+      CREATE TABLE crew_versions (
+        crew TEXT NOT NULL,
+        version INTEGER NOT NULL,
+        hash TEXT NOT NULL,
+        files TEXT NOT NULL,
+        created_at TEXT NOT NULL,
+        PRIMARY KEY (crew, version)
+      ) STRICT;
+      CREATE UNIQUE INDEX crew_versions_hash ON crew_versions (crew, hash);
+      CREATE INDEX executions_crew_version ON executions (crew, crew_version);
+      CREATE TABLE served_crews (
+        crew TEXT PRIMARY KEY,
+        version INTEGER NOT NULL,
+        updated_at TEXT NOT NULL
+      ) STRICT;
+    `,
+  },
 ];
 
 /** Applies the migrations not yet recorded; `BEGIN IMMEDIATE` makes a second process wait, then find none. */

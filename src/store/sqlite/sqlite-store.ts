@@ -18,6 +18,7 @@ import { sqliteOutboxStore } from './sqlite-outbox-store.ts';
 import { sqliteRetentionStore } from './sqlite-retention-store.ts';
 import { storeError } from './store-error.ts';
 import { sqliteTokenStore } from './sqlite-token-store.ts';
+import { sqliteCrewVersionStore } from './sqlite-crew-version-store.ts';
 import { superviseCheckpointWorker, type WalCheckpointer } from './wal-checkpointer.ts';
 
 /** How long a write waits for another process's transaction before giving up. */
@@ -62,6 +63,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     return {
       ...sqliteExecutionStore(context, locks),
       ...sqliteTokenStore(context),
+      ...sqliteCrewVersionStore(context),
       ...sqliteOutboxStore(context, processId, locks),
       feed,
       ...sqliteRetentionStore(context),

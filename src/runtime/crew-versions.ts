@@ -1,0 +1,183 @@
+import path from 'node:path';
+import { hashCrewSnapshot, readCrewSnapshot, writeCrewSnapshot } from '../crew/crew-snapshot.ts';
+import type { CrewDefinition } from '../domain/crew.ts';
+import type { CrewVersionSource } from '../service/crew-version-source.ts';
+import type { RunnableCrew } from '../service/execution-runner.ts';
+import type { CrewVersionStore } from '../store/store.ts';
+import type { CrewRuntime } from './crew-runtime.ts';
+
+export interface CrewVersionsOptions {
+  /** The served crew's name. */
+  readonly name: string;
+  /** Its directory: new versions are read from it. */
+  readonly dir: string;
+  readonly store: CrewVersionStore;
+  readonly clock: () => Date;
+  /** Where versions loaded from the store are written out as crew directories to run from. */
+  readonly copiesRoot: string;
+  /** Opens a crew directory for running (and checks it can run). */
+  readonly open: (dir: string) => Promise<CrewRuntime>;
+  /** What the runner needs of an opened crew. */
+  readonly runnable: (runtime: CrewRuntime) => RunnableCrew;
+  /** How long the version served, as read from the store, is trusted before it is read again (default 1 s). */
+  readonly servedCheckMs?: number;
+  /** Told when a version could not be loaded (its executions wait, their status shows the current crew). */
+  readonly onLoadFailed?: (version: number, error: unknown) => void;
+}
+
+interface Loaded {
+  readonly runtime: CrewRuntime;
+  readonly runnable: RunnableCrew;
+}
+
+/**
+ * One served crew's versions in this process. A version is the crew's files as they were when deployed, kept in
+ * the store: each execution records the version it started on and runs, pauses and resumes on it, while new
+ * kickoffs take the version served now (a later deploy, or a rollback from any process). A version this process
+ * has not loaded is read from the store, written out as a directory and opened, once.
+ */
+export class CrewVersions implements CrewVersionSource {
+  readonly #loading = new Map<number, Promise<Loaded>>();
+  readonly #loaded = new Map<number, Loaded>();
+  #served: number;
+  #checkedAt: number;
+
+  private constructor(
+    private readonly options: CrewVersionsOptions,
+    version: number,
+    loaded: Loaded,
+  ) {
+    this.#loaded.set(version, loaded);
+    this.#loading.set(version, Promise.resolve(loaded));
+    this.#served = version;
+    this.#checkedAt = options.clock().getTime();
+  }
+
+  /**
+   * Keeps the crew's files as a version (the same files as a kept version are that version) and opens it from its
+   * directory. Files never served before become the served version; files already kept leave the version served as
+   * it is, so a rollback holds across restarts until the files change.
+   */
+  static async deploy(options: CrewVersionsOptions): Promise<CrewVersions> {
+    const { version, created } = await saveFromDirectory(options);
+    const runtime = await options.open(options.dir);
+    const versions = new CrewVersions(options, version, { runtime, runnable: options.runnable(runtime) });
+    try {
+      const served = await options.store.servedCrewVersion(options.name);
+      if (created || served === null) {
+        await options.store.serveCrewVersion(options.name, version, options.clock());
+      } else if (served !== version) {
+        await versions.#serve(served);
+      }
+    } catch (error) {
+      await versions.close();
+      throw error;
+    }
+    return versions;
+  }
+
+  get current(): CrewDefinition {
+    return this.#loaded.get(this.#served)!.runnable.crew;
+  }
+
+  /** The version new kickoffs start on now. */
+  get servedVersion(): number {
+    return this.#served;
+  }
+
+  async versionForKickoff(): Promise<{ readonly version: number; readonly crew: CrewDefinition }> {
+    const now = this.options.clock().getTime();
+    if (now - this.#checkedAt >= (this.options.servedCheckMs ?? 1000)) {
+      const served = await this.options.store.servedCrewVersion(this.options.name);
+      this.#checkedAt = now;
+      if (served !== null && served !== this.#served) await this.#serve(served);
+    }
+    return { version: this.#served, crew: this.current };
+  }
+
+  async load(version: number): Promise<void> {
+    try {
+      await this.runnableOf(version);
+    } catch (error) {
+      this.options.onLoadFailed?.(version, error);
+    }
+  }
+
+  definitionOf(version: number | null | undefined): CrewDefinition {
+    const loaded = version === null || version === undefined ? undefined : this.#loaded.get(version);
+    return loaded?.runnable.crew ?? this.current;
+  }
+
+  /** The version ready to run; executions from before versions were kept run on the served one. */
+  async runnableOf(version: number | null | undefined): Promise<RunnableCrew | undefined> {
+    if (version === null || version === undefined) return this.#loaded.get(this.#served)!.runnable;
+    let loading = this.#loading.get(version);
+    if (loading === undefined) {
+      loading = this.#open(version);
+      this.#loading.set(version, loading);
+      // Tried again at the next need rather than failing for good.
+      loading.catch(() => this.#loading.delete(version));
+    }
+    return (await loading).runnable;
+  }
+
+  /**
+   * Keeps the directory's files as they are now, and serves them when they are new: the version in-flight
+   * executions run on stays loaded. Returns the version and whether it was new.
+   */
+  async deployAgain(): Promise<{ readonly version: number; readonly created: boolean }> {
+    const saved = await saveFromDirectory(this.options);
+    if (!this.#loaded.has(saved.version)) {
+      const runtime = await this.options.open(this.options.dir);
+      const loaded = { runtime, runnable: this.options.runnable(runtime) };
+      this.#loaded.set(saved.version, loaded);
+      this.#loading.set(saved.version, Promise.resolve(loaded));
+    }
+    if (saved.created) {
+      await this.options.store.serveCrewVersion(this.options.name, saved.version, this.options.clock());
+      this.#served = saved.version;
+    }
+    return saved;
+  }
+
+  /** Tool sources of every version loaded here. */
+  statuses(): ReturnType<CrewRuntime['tools']['statuses']> {
+    return [...this.#loaded.values()].flatMap((loaded) => loaded.runtime.tools.statuses());
+  }
+
+  async close(): Promise<void> {
+    const loaded = [...this.#loaded.values()];
+    this.#loaded.clear();
+    this.#loading.clear();
+    await Promise.all(loaded.map((one) => one.runtime.close()));
+  }
+
+  async #serve(version: number): Promise<void> {
+    await this.runnableOf(version);
+    this.#served = version;
+  }
+
+  async #open(version: number): Promise<Loaded> {
+    const files = await this.options.store.crewVersionFiles(this.options.name, version);
+    if (files === null) throw new Error(`The crew ${this.options.name} has no version ${version}`);
+    const dir = path.join(this.options.copiesRoot, this.options.name, hashCrewSnapshot(files));
+    await writeCrewSnapshot(dir, files);
+    const runtime = await this.options.open(dir);
+    const loaded = { runtime, runnable: this.options.runnable(runtime) };
+    this.#loaded.set(version, loaded);
+    return loaded;
+  }
+}
+
+async function saveFromDirectory(
+  options: CrewVersionsOptions,
+): Promise<{ readonly version: number; readonly created: boolean }> {
+  const files = await readCrewSnapshot(options.dir);
+  const { record, created } = await options.store.saveCrewVersion(
+    options.name,
+    hashCrewSnapshot(files),
+    files,
+    options.clock(),
+  );
+  return { version: record.version, created };
+}

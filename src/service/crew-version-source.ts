@@ -1,0 +1,16 @@
+import type { CrewDefinition } from '../domain/crew.ts';
+
+/**
+ * The versions of one served crew, as the execution service sees them: each execution runs, pauses and resumes on
+ * the version it started on, while new kickoffs take the version served now.
+ */
+export interface CrewVersionSource {
+  /** The crew new kickoffs run on, as last known here. */
+  readonly current: CrewDefinition;
+  /** The version new kickoffs start on now (another process may have changed it), loaded. */
+  versionForKickoff(): Promise<{ readonly version: number; readonly crew: CrewDefinition }>;
+  /** Loads the version (from the store when this process has not), so `definitionOf` answers for it. */
+  load(version: number): Promise<void>;
+  /** The version's crew once loaded; the current crew for executions from before versions were kept. */
+  definitionOf(version: number | null | undefined): CrewDefinition;
+}
