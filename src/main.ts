@@ -283,7 +283,12 @@ async function wire(
       }),
     );
   }
-  const served: ServedCrew[] = [...services].map(([name, service]) => ({ kind: 'crew', name, service }));
+  const served: ServedCrew[] = [...services].map(([name, service]) => ({
+    kind: 'crew',
+    name,
+    service,
+    ...(versions.has(name) ? { versions: versions.get(name)! } : {}),
+  }));
   const server = await buildServer({
     // One crew answers at the root as well; the root of several answers for the executions of all of them.
     ...(served.length === 1

@@ -11,6 +11,7 @@ import { CrewdError } from '../domain/errors.ts';
 import type { OutputFileReader } from '../engine/output-files.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { reachesCrew } from '../domain/crew-name.ts';
+import type { CrewVersionListing } from '../service/crew-version-source.ts';
 import type { ExecutionAccess, ExecutionService } from '../service/execution-service.ts';
 import { installBearerAuth } from './bearer-auth.ts';
 import { openApiForCrew } from './crew-openapi.ts';
@@ -32,6 +33,7 @@ import {
   registerHealthyRoute,
   registerKickoffRoutes,
 } from './routes/crew-routes.ts';
+import { registerCrewVersionsRoute } from './routes/crew-versions-route.ts';
 import { registerExecutionDetailRoute } from './routes/execution-detail-route.ts';
 import { registerEventStreamRoute, serverClosing } from './routes/event-stream-route.ts';
 import { registerExecutionRoutes } from './routes/execution-routes.ts';
@@ -190,15 +192,16 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     });
   };
   // Every route of one crew, at the root or under its base URL: route modules registered here answer under each.
-  const crewRoutes = (scope: ZodApp, context: RouteContext): void => {
+  const crewRoutes = (scope: ZodApp, context: RouteContext, versions?: CrewVersionListing): void => {
     registerHealthyRoute(scope);
     registerKickoffRoutes(scope, context);
     registerCrewDescriptionRoute(scope, context);
+    if (versions !== undefined) registerCrewVersionsRoute(scope, versions);
     executionRoutes(scope, context);
   };
   const base = { metrics: deps.metrics, clock };
   if (deps.service !== undefined) {
-    crewRoutes(app, { ...base, service: deps.service });
+    crewRoutes(app, { ...base, service: deps.service }, deps.crews?.[0]?.versions);
   } else {
     registerHealthyRoute(app);
     if (deps.everyCrew !== undefined) executionRoutes(app, { ...base, service: deps.everyCrew });
@@ -223,7 +226,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
               request.caller = null;
             next();
           });
-          crewRoutes(scope, { ...base, service: crew.service, crewName: crew.name });
+          crewRoutes(scope, { ...base, service: crew.service, crewName: crew.name }, crew.versions);
           scope.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, () => {
             app.swagger();
             return crewDocuments.get(crew.name);

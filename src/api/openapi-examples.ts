@@ -64,6 +64,13 @@ export function responseExamples(crew: CrewDefinition): Record<string, unknown> 
   );
   return {
     'GET /inputs': { inputs: [...crew.requiredInputs] },
+    'GET /versions': {
+      served: 2,
+      versions: [
+        { version: 1, hash: '9f2c…', created_at: createdAt.toISOString(), served: false },
+        { version: 2, hash: '41ab…', created_at: finishedAt.toISOString(), served: true },
+      ],
+    },
     'GET /crews': {
       crews: [
         { name: 'research', kind: 'crew', base_url: '/crews/research', inputs: [...crew.requiredInputs] },

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { hashCrewSnapshot, readCrewSnapshot, writeCrewSnapshot } from '../crew/crew-snapshot.ts';
 import type { CrewDefinition } from '../domain/crew.ts';
-import type { CrewVersionSource } from '../service/crew-version-source.ts';
+import type { CrewVersionListing, CrewVersionSource } from '../service/crew-version-source.ts';
 import type { RunnableCrew } from '../service/execution-runner.ts';
 import type { CrewVersionStore } from '../store/store.ts';
 import type { CrewRuntime } from './crew-runtime.ts';
@@ -36,7 +36,7 @@ interface Loaded {
  * kickoffs take the version served now (a later deploy, or a rollback from any process). A version this process
  * has not loaded is read from the store, written out as a directory and opened, once.
  */
-export class CrewVersions implements CrewVersionSource {
+export class CrewVersions implements CrewVersionSource, CrewVersionListing {
   readonly #loading = new Map<number, Promise<Loaded>>();
   readonly #loaded = new Map<number, Loaded>();
   #served: number;
@@ -55,19 +55,19 @@ export class CrewVersions implements CrewVersionSource {
 
   /**
    * Keeps the crew's files as a version (the same files as a kept version are that version) and opens it from its
-   * directory. Files never served before become the served version; files already kept leave the version served as
-   * it is, so a rollback holds across restarts until the files change.
+   * directory. Files other than those deployed last become the served version; the same files leave the version
+   * served as it is, so a rollback holds across restarts until the files change.
    */
   static async deploy(options: CrewVersionsOptions): Promise<CrewVersions> {
-    const { version, created } = await saveFromDirectory(options);
+    const { version } = await saveFromDirectory(options);
     const runtime = await options.open(options.dir);
     const versions = new CrewVersions(options, version, { runtime, runnable: options.runnable(runtime) });
     try {
       const served = await options.store.servedCrewVersion(options.name);
-      if (created || served === null) {
-        await options.store.serveCrewVersion(options.name, version, options.clock());
-      } else if (served !== version) {
-        await versions.#serve(served);
+      if (served === null || served.deployed !== version) {
+        await options.store.serveCrewVersion(options.name, version, options.clock(), true);
+      } else if (served.version !== version) {
+        await versions.#serve(served.version);
       }
     } catch (error) {
       await versions.close();
@@ -90,7 +90,7 @@ export class CrewVersions implements CrewVersionSource {
     if (now - this.#checkedAt >= (this.options.servedCheckMs ?? 1000)) {
       const served = await this.options.store.servedCrewVersion(this.options.name);
       this.#checkedAt = now;
-      if (served !== null && served !== this.#served) await this.#serve(served);
+      if (served !== null && served.version !== this.#served) await this.#serve(served.version);
     }
     return { version: this.#served, crew: this.current };
   }
@@ -122,7 +122,7 @@ export class CrewVersions implements CrewVersionSource {
   }
 
   /**
-   * Keeps the directory's files as they are now, and serves them when they are new: the version in-flight
+   * Keeps the directory's files as they are now, and serves them when they changed: the version in-flight
    * executions run on stays loaded. Returns the version and whether it was new.
    */
   async deployAgain(): Promise<{ readonly version: number; readonly created: boolean }> {
@@ -133,11 +133,20 @@ export class CrewVersions implements CrewVersionSource {
       this.#loaded.set(saved.version, loaded);
       this.#loading.set(saved.version, Promise.resolve(loaded));
     }
-    if (saved.created) {
-      await this.options.store.serveCrewVersion(this.options.name, saved.version, this.options.clock());
+    const served = await this.options.store.servedCrewVersion(this.options.name);
+    if (served === null || served.deployed !== saved.version) {
+      await this.options.store.serveCrewVersion(this.options.name, saved.version, this.options.clock(), true);
       this.#served = saved.version;
     }
     return saved;
+  }
+
+  async list(): ReturnType<CrewVersionListing['list']> {
+    const [served, versions] = await Promise.all([
+      this.options.store.servedCrewVersion(this.options.name),
+      this.options.store.listCrewVersions(this.options.name),
+    ]);
+    return { served: served?.version ?? this.#served, versions };
   }
 
   /** Tool sources of every version loaded here. */

@@ -1,4 +1,5 @@
 import type { CrewDefinition } from '../domain/crew.ts';
+import type { CrewVersionRecord } from '../store/store.ts';
 
 /**
  * The versions of one served crew, as the execution service sees them: each execution runs, pauses and resumes on
@@ -13,4 +14,13 @@ export interface CrewVersionSource {
   load(version: number): Promise<void>;
   /** The version's crew once loaded; the current crew for executions from before versions were kept. */
   definitionOf(version: number | null | undefined): CrewDefinition;
+}
+
+/** A served crew's versions as operators list them. */
+export interface CrewVersionListing {
+  list(): Promise<{
+    /** The version new kickoffs use. */
+    readonly served: number;
+    readonly versions: readonly CrewVersionRecord[];
+  }>;
 }

@@ -16,12 +16,7 @@ import type { CoordinationFeed } from './coordination-feed.ts';
  * rule about what a change means lives in the service that calls it.
  */
 export interface Store
-  extends ExecutionStore,
-    EventStore,
-    TokenStore,
-    OutboxStore,
-    RetentionStore,
-    CrewVersionStore {
+  extends ExecutionStore, EventStore, TokenStore, OutboxStore, RetentionStore, CrewVersionStore {
   /** Applies pending migrations; safe to call from several processes at once. */
   migrate(): Promise<void>;
   /**
@@ -316,6 +311,11 @@ export interface CrewVersionRecord {
   readonly createdAt: Date;
 }
 
+export interface ServedCrewVersion {
+  readonly version: number;
+  readonly deployed: number;
+}
+
 export interface CrewVersionStore {
   /**
    * Keeps these files as the crew's next version, or finds the version that already holds the same files (by
@@ -331,8 +331,14 @@ export interface CrewVersionStore {
   crewVersionFiles(crew: string, version: number): Promise<CrewFiles | null>;
   /** The crew's versions, oldest first, without their files. */
   listCrewVersions(crew: string): Promise<readonly CrewVersionRecord[]>;
-  /** The version new kickoffs of the crew use, or null before any was served. */
-  servedCrewVersion(crew: string): Promise<number | null>;
-  /** Makes `version` the one new kickoffs use; false when the crew has no such version. */
-  serveCrewVersion(crew: string, version: number, now: Date): Promise<boolean>;
+  /**
+   * The version new kickoffs of the crew use, and the one last deployed from its files (another after a rollback);
+   * null before any was served.
+   */
+  servedCrewVersion(crew: string): Promise<ServedCrewVersion | null>;
+  /**
+   * Makes `version` the one new kickoffs use (a rollback), and with `deployed` the one last deployed from the
+   * crew's files too; false when the crew has no such version, or none was deployed yet and `deployed` is not set.
+   */
+  serveCrewVersion(crew: string, version: number, now: Date, deployed?: boolean): Promise<boolean>;
 }

@@ -68,7 +68,7 @@ describe("the crew's API description", () => {
       }
     }
     expect(answered).toContain('GET /status/{kickoffId}');
-    expect(answered).toHaveLength(14);
+    expect(answered).toHaveLength(15);
     const status =
       document.paths['/status/{kickoffId}'].get.responses['200'].content['application/json'].example;
     expect(status.tasks.map((task: { name: string }) => task.name)).toEqual(['<task_id>']);

@@ -53,10 +53,12 @@ export function describeCrewStoreContract(harness: StoreHarness): void {
       ]);
 
       expect(await store.servedCrewVersion('notes')).toBeNull();
-      expect(await store.serveCrewVersion('notes', 2, at(5))).toBe(true);
+      expect(await store.serveCrewVersion('notes', 1, at(5))).toBe(false);
+      expect(await store.serveCrewVersion('notes', 2, at(5), true)).toBe(true);
       expect(await store.serveCrewVersion('notes', 1, at(6))).toBe(true);
       expect(await store.serveCrewVersion('notes', 7, at(7))).toBe(false);
-      expect(await store.servedCrewVersion('notes')).toBe(1);
+      expect(await store.serveCrewVersion('notes', 7, at(7), true)).toBe(false);
+      expect(await store.servedCrewVersion('notes')).toEqual({ version: 1, deployed: 2 });
     });
 
     it('numbers versions saved from two stores at once without a gap or a repeat', async () => {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { reachesCrew } from '../../domain/crew-name.ts';
+import type { CrewVersionListing } from '../../service/crew-version-source.ts';
 import type { ExecutionService } from '../../service/execution-service.ts';
 import { callerOf } from '../bearer-auth.ts';
 import { bearerSecurity } from './route-context.ts';
@@ -13,6 +14,8 @@ export interface ServedCrew {
   readonly kind: 'crew';
   readonly name: string;
   readonly service: ExecutionService;
+  /** Its versions (`GET {base_url}/versions`). */
+  readonly versions?: CrewVersionListing;
 }
 
 /** The base URL of a served crew, as a path on the server. */

@@ -125,7 +125,8 @@ export const postgresMigrations: readonly Migration[] = [
   {
     version: 6,
     name: 'crew versions',
-    // A version is a crew's files as they were when deployed; served_crews says which one new kickoffs use.
+    // A version is a crew's files as they were when deployed; served_crews says which one new kickoffs use, and
+    // which was deployed last from the crew's files (a rollback serves another until the files change).
     sql: `
       CREATE TABLE crew_versions (
         crew text NOT NULL,
@@ -140,6 +141,7 @@ export const postgresMigrations: readonly Migration[] = [
       CREATE TABLE served_crews (
         crew text PRIMARY KEY,
         version integer NOT NULL,
+        deployed_version integer NOT NULL,
         updated_at timestamptz NOT NULL
       );
     `,

@@ -25,13 +25,24 @@ const selectAll = namedQuery(
   'select_crew_versions',
   'SELECT crew, version, hash, created_at FROM crew_versions WHERE crew = :crew ORDER BY version',
 );
-const selectServed = namedQuery('select_served_crew', 'SELECT version FROM served_crews WHERE crew = :crew');
-const upsertServed = namedQuery(
-  'serve_crew_version',
-  `INSERT INTO served_crews (crew, version, updated_at)
-   SELECT :crew::text, :version::integer, :now::timestamptz
+const selectServed = namedQuery(
+  'select_served_crew',
+  'SELECT version, deployed_version FROM served_crews WHERE crew = :crew',
+);
+const deployServed = namedQuery(
+  'deploy_crew_version',
+  `INSERT INTO served_crews (crew, version, deployed_version, updated_at)
+   SELECT :crew::text, :version::integer, :version::integer, :now::timestamptz
    WHERE EXISTS (SELECT 1 FROM crew_versions WHERE crew = :crew::text AND version = :version::integer)
-   ON CONFLICT (crew) DO UPDATE SET version = excluded.version, updated_at = excluded.updated_at
+   ON CONFLICT (crew) DO UPDATE SET version = excluded.version, deployed_version = excluded.deployed_version,
+     updated_at = excluded.updated_at
+   RETURNING crew`,
+);
+const rollServed = namedQuery(
+  'roll_crew_version',
+  `UPDATE served_crews SET version = :version::integer, updated_at = :now::timestamptz
+   WHERE crew = :crew::text
+     AND EXISTS (SELECT 1 FROM crew_versions WHERE crew = :crew::text AND version = :version::integer)
    RETURNING crew`,
 );
 
@@ -61,11 +72,14 @@ export function postgresCrewVersionStore({ query }: PostgresContext): CrewVersio
 
     servedCrewVersion: async (crew) => {
       const [row] = await query(selectServed, { crew });
-      return row === undefined ? null : Number(row.version);
+      return row === undefined
+        ? null
+        : { version: Number(row.version), deployed: Number(row.deployed_version) };
     },
 
-    serveCrewVersion: async (crew, version, now) =>
-      (await query(upsertServed, { crew, version, now: now.toISOString() })).length > 0,
+    serveCrewVersion: async (crew, version, now, deployed = false) =>
+      (await query(deployed ? deployServed : rollServed, { crew, version, now: now.toISOString() })).length >
+      0,
   };
 }
 

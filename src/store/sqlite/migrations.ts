@@ -121,7 +121,8 @@ export const sqliteMigrations: readonly Migration[] = [
   {
     version: 6,
     name: 'crew versions',
-    // A version is a crew's files as they were when deployed; served_crews says which one new kickoffs use.
+    // A version is a crew's files as they were when deployed; served_crews says which one new kickoffs use, and
+    // which was deployed last from the crew's files (a rollback serves another until the files change).
     sql: `
       CREATE TABLE crew_versions (
         crew TEXT NOT NULL,
@@ -136,6 +137,7 @@ export const sqliteMigrations: readonly Migration[] = [
       CREATE TABLE served_crews (
         crew TEXT PRIMARY KEY,
         version INTEGER NOT NULL,
+        deployed_version INTEGER NOT NULL,
         updated_at TEXT NOT NULL
       ) STRICT;
     `,

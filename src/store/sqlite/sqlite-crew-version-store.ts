@@ -11,11 +11,16 @@ const insertNext = `
   RETURNING crew, version, hash, created_at`;
 const selectFiles = 'SELECT files FROM crew_versions WHERE crew = ? AND version = ?';
 const selectAll = 'SELECT crew, version, hash, created_at FROM crew_versions WHERE crew = ? ORDER BY version';
-const selectServed = 'SELECT version FROM served_crews WHERE crew = ?';
-const upsertServed = `
-  INSERT INTO served_crews (crew, version, updated_at)
-  SELECT :crew, :version, :now WHERE EXISTS (SELECT 1 FROM crew_versions WHERE crew = :crew AND version = :version)
-  ON CONFLICT (crew) DO UPDATE SET version = excluded.version, updated_at = excluded.updated_at`;
+const selectServed = 'SELECT version, deployed_version FROM served_crews WHERE crew = ?';
+const deployServed = `
+  INSERT INTO served_crews (crew, version, deployed_version, updated_at)
+  SELECT :crew, :version, :version, :now
+  WHERE EXISTS (SELECT 1 FROM crew_versions WHERE crew = :crew AND version = :version)
+  ON CONFLICT (crew) DO UPDATE SET version = excluded.version, deployed_version = excluded.deployed_version,
+    updated_at = excluded.updated_at`;
+const rollServed = `
+  UPDATE served_crews SET version = :version, updated_at = :now
+  WHERE crew = :crew AND EXISTS (SELECT 1 FROM crew_versions WHERE crew = :crew AND version = :version)`;
 
 export function sqliteCrewVersionStore({ statement, writes }: SqliteContext): CrewVersionStore {
   return {
@@ -23,7 +28,12 @@ export function sqliteCrewVersionStore({ statement, writes }: SqliteContext): Cr
       writes.write(() => {
         const existing = statement(selectByHash).get(crew, hash);
         if (existing !== undefined) return { record: versionRecord(existing), created: false };
-        const row = statement(insertNext).get({ crew, hash, files: JSON.stringify(files), now: now.toISOString() });
+        const row = statement(insertNext).get({
+          crew,
+          hash,
+          files: JSON.stringify(files),
+          now: now.toISOString(),
+        });
         if (row === undefined) throw new Error('The crew version was not inserted');
         return { record: versionRecord(row), created: true };
       }),
@@ -44,11 +54,17 @@ export function sqliteCrewVersionStore({ statement, writes }: SqliteContext): Cr
     servedCrewVersion: (crew) =>
       settle(() => {
         const row = statement(selectServed).get(crew);
-        return row === undefined ? null : Number(row.version);
+        return row === undefined
+          ? null
+          : { version: Number(row.version), deployed: Number(row.deployed_version) };
       }),
 
-    serveCrewVersion: (crew, version, now) =>
-      writes.write(() => statement(upsertServed).run({ crew, version, now: now.toISOString() }).changes > 0),
+    serveCrewVersion: (crew, version, now, deployed = false) =>
+      writes.write(
+        () =>
+          statement(deployed ? deployServed : rollServed).run({ crew, version, now: now.toISOString() })
+            .changes > 0,
+      ),
   };
 }
 
