@@ -14,7 +14,15 @@ export const binaryPrefix = '\u0000base64:';
  * Folders that are no part of a crew's definition: crewd's own data, dependencies, virtual environments, version
  * control and caches. `.env` files stay out too: they hold secrets, and the server reads its environment itself.
  */
-const ignoredFolders = new Set(['.crewd', 'node_modules', '.git', '__pycache__', '.venv', 'venv', 'workspace']);
+const ignoredFolders = new Set([
+  '.crewd',
+  'node_modules',
+  '.git',
+  '__pycache__',
+  '.venv',
+  'venv',
+  'workspace',
+]);
 const ignoredFile = /^\.env(\..*)?$/;
 
 /** What one version may hold: a crew is its YAML, code and small data files, not a data set. */
