@@ -47,6 +47,13 @@ export interface RunningServer {
   readonly url: string;
   /** An organization token to show the person who started the server, when one was made at start. */
   readonly startupToken: string | undefined;
+  /**
+   * Keeps each crew's files as they are now as a version, served to new kickoffs when they changed, without a
+   * restart: executions in flight keep theirs. Rejects, serving as before, when a crew no longer loads.
+   */
+  deployAgain(): Promise<
+    readonly { readonly name: string; readonly version: number; readonly created: boolean }[]
+  >;
   /** Stops taking work, lets model calls finish up to the grace period, and closes everything. */
   close(): Promise<void>;
 }
@@ -350,7 +357,13 @@ async function wire(
   );
   lifecycle.running();
 
-  return { url, startupToken, close: () => lifecycle.stop() };
+  const deployAgain = async (): Promise<{ name: string; version: number; created: boolean }[]> => {
+    const deployed = [];
+    for (const [name, crewVersions] of versions)
+      deployed.push({ name, ...(await crewVersions.deployAgain()) });
+    return deployed;
+  };
+  return { url, startupToken, deployAgain, close: () => lifecycle.stop() };
 }
 
 /** With `CREWD_RETENTION`, deletes finished executions older than that now and then; none without it. */

@@ -77,10 +77,24 @@ export function registerServeCommand(program: Command, context: CliContext): voi
       context.stdout.write(welcome(crews, server, devToken));
 
       let port = new URL(server.url).port;
-      // Executions live in the store: the server stops as at a shutdown (running ones are taken up again by the
-      // next one, paused ones wait), and a new one starts on the same port with the crew as it is now.
+      // A saved crew file becomes a new version, served to new kickoffs at once; executions in flight keep theirs.
+      // A changed `.env` (or a server that is not running) needs a restart: the server stops as at a shutdown
+      // (running executions are taken up again by the next one, paused ones wait), and a new one starts on the
+      // same port with the crew as it is now.
       const reload = async (file: string): Promise<void> => {
         context.stdout.write(`${file} changed: reloading the crew\n`);
+        const running = server;
+        if (running !== undefined && !/(^|[\\/])\.env/.test(file)) {
+          try {
+            const deployed = await running.deployAgain();
+            const versions = deployed.map((crew) => `${crew.name} version ${crew.version}`).join(', ');
+            context.stdout.write(`Reloaded the crew; serving it again at ${running.url} (${versions})\n`);
+          } catch (error) {
+            context.stderr.write(`crewd: ${describeError(error)}\n`);
+            context.stdout.write('Still serving the crew as it was: fix it and save again\n');
+          }
+          return;
+        }
         await server?.close();
         server = undefined;
         try {

@@ -1,5 +1,10 @@
 import path from 'node:path';
-import { hashCrewSnapshot, readCrewSnapshot, writeCrewSnapshot } from '../crew/crew-snapshot.ts';
+import {
+  hashCrewSnapshot,
+  readCrewSnapshot,
+  writeCrewSnapshot,
+  type CrewSnapshot,
+} from '../crew/crew-snapshot.ts';
 import type { CrewDefinition } from '../domain/crew.ts';
 import type { CrewVersionListing, CrewVersionSource } from '../service/crew-version-source.ts';
 import type { RunnableCrew } from '../service/execution-runner.ts';
@@ -59,10 +64,13 @@ export class CrewVersions implements CrewVersionSource, CrewVersionListing {
    * served as it is, so a rollback holds across restarts until the files change.
    */
   static async deploy(options: CrewVersionsOptions): Promise<CrewVersions> {
-    const { version } = await saveFromDirectory(options);
+    const files = await readCrewSnapshot(options.dir);
+    // Opened before it is kept, so files that do not load leave no version behind.
     const runtime = await options.open(options.dir);
-    const versions = new CrewVersions(options, version, { runtime, runnable: options.runnable(runtime) });
+    let versions: CrewVersions | undefined;
     try {
+      const { version } = await saveVersion(options, files);
+      versions = new CrewVersions(options, version, { runtime, runnable: options.runnable(runtime) });
       const served = await options.store.servedCrewVersion(options.name);
       if (served === null || served.deployed !== version) {
         await options.store.serveCrewVersion(options.name, version, options.clock(), true);
@@ -70,7 +78,7 @@ export class CrewVersions implements CrewVersionSource, CrewVersionListing {
         await versions.#serve(served.version);
       }
     } catch (error) {
-      await versions.close();
+      await (versions === undefined ? runtime.close() : versions.close());
       throw error;
     }
     return versions;
@@ -126,9 +134,18 @@ export class CrewVersions implements CrewVersionSource, CrewVersionListing {
    * executions run on stays loaded. Returns the version and whether it was new.
    */
   async deployAgain(): Promise<{ readonly version: number; readonly created: boolean }> {
-    const saved = await saveFromDirectory(this.options);
-    if (!this.#loaded.has(saved.version)) {
-      const runtime = await this.options.open(this.options.dir);
+    const files = await readCrewSnapshot(this.options.dir);
+    const runtime = await this.options.open(this.options.dir);
+    let saved: { readonly version: number; readonly created: boolean };
+    try {
+      saved = await saveVersion(this.options, files);
+    } catch (error) {
+      await runtime.close();
+      throw error;
+    }
+    if (this.#loaded.has(saved.version)) {
+      await runtime.close();
+    } else {
       const loaded = { runtime, runnable: this.options.runnable(runtime) };
       this.#loaded.set(saved.version, loaded);
       this.#loading.set(saved.version, Promise.resolve(loaded));
@@ -178,10 +195,10 @@ export class CrewVersions implements CrewVersionSource, CrewVersionListing {
   }
 }
 
-async function saveFromDirectory(
+async function saveVersion(
   options: CrewVersionsOptions,
+  files: CrewSnapshot,
 ): Promise<{ readonly version: number; readonly created: boolean }> {
-  const files = await readCrewSnapshot(options.dir);
   const { record, created } = await options.store.saveCrewVersion(
     options.name,
     hashCrewSnapshot(files),

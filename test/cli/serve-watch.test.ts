@@ -55,16 +55,22 @@ describe('crewd serve --watch', { timeout: 180_000 }, () => {
       const tasksFile = join(crewDir, 'tasks.yaml');
       const tasks = readFileSync(tasksFile, 'utf8');
       writeFileSync(tasksFile, tasks.replace('{topic}', '{topic} for {audience}'));
-      const [, reloadedUrl] = await match(firstOutput, /Reloaded the crew; serving it again at (\S+)\n/);
+      const [, reloadedUrl, versions] = await match(
+        firstOutput,
+        /Reloaded the crew; serving it again at (\S+) \(([^)]*)\)\n/,
+      );
+      // A new version, served without a restart.
+      expect(versions).toBe('crew version 2');
 
       expect(firstOutput()).toContain('tasks.yaml changed: reloading the crew\n');
       expect(reloadedUrl).toBe(url);
       expect((await api.get('/inputs')).body).toEqual({ inputs: ['topic', 'current_year', 'audience'] });
       expect((await api.get(`/status/${id}`)).body).toMatchObject({ state: 'PAUSED' });
 
-      // A crew that no longer loads is reported, and the next good save serves again.
+      // A crew that no longer loads is reported, the version served goes on, and the next good save serves again.
       writeFileSync(tasksFile, 'outline_task: [not, a, task\n');
-      await match(firstOutput, /Not serving until the crew loads: fix it and save again\n/);
+      await match(firstOutput, /Still serving the crew as it was: fix it and save again\n/);
+      expect((await api.get('/inputs')).body).toEqual({ inputs: ['topic', 'current_year', 'audience'] });
       writeFileSync(tasksFile, tasks);
       await until(() => firstOutput().split('Reloaded the crew;').length === 3);
       expect((await api.get('/inputs')).body).toEqual({ inputs: ['topic', 'current_year'] });
@@ -114,7 +120,7 @@ describe('crewd serve --watch', { timeout: 180_000 }, () => {
       writeFileSync(toolFile, tool('renamed'));
       await match(
         output,
-        /tools\/echo\.cjs changed: reloading the crew\n[^]*Not serving until the crew loads/,
+        /tools\/echo\.cjs changed: reloading the crew\n[^]*Still serving the crew as it was/,
       );
       writeFileSync(toolFile, tool('echo'));
       await match(output, /Reloaded the crew; serving it again at /);
