@@ -45,6 +45,8 @@ export interface ServeConfig {
   readonly connectionsPerAddress: number;
   /** Finished executions older than this are deleted (`CREWD_RETENTION`); kept forever when absent. */
   readonly retentionMs?: number;
+  /** Takes `crewd deploy` from deploy tokens (`CREWD_DEPLOY=1`); off by default, as deploying runs the crew's tools. */
+  readonly deployEnabled?: boolean;
 }
 
 export interface ServeFlags {
@@ -133,6 +135,7 @@ export function readServeConfig(
     crewDir,
     ...(flags.crew === undefined ? {} : { crewName: flags.crew }),
     ...(flags.allowPartial === true ? { allowPartial: true } : {}),
+    ...(deployFlag(env.CREWD_DEPLOY) ? { deployEnabled: true } : {}),
     webhookAllowPrivate: webhookAllowPrivate === '1' || webhookAllowPrivate === 'true',
   };
 }
@@ -147,6 +150,13 @@ export function readRetention(text: string, name: string): number {
     );
   }
   return ms;
+}
+
+function deployFlag(value: string | undefined): boolean {
+  const given = nonEmpty(value);
+  if (given === undefined || given === '0' || given === 'false') return false;
+  if (given === '1' || given === 'true') return true;
+  throw new CrewdError('CONFIG_INVALID', 'CREWD_DEPLOY must be 1 or 0');
 }
 
 function nonEmpty(value: string | undefined): string | undefined {

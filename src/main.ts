@@ -295,6 +295,7 @@ async function wire(
     name,
     service,
     ...(versions.has(name) ? { versions: versions.get(name)! } : {}),
+    ...(config.deployEnabled === true && versions.has(name) ? { deployer: versions.get(name)! } : {}),
   }));
   const server = await buildServer({
     // One crew answers at the root as well; the root of several answers for the executions of all of them.

@@ -11,6 +11,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Served without a bearer token. */
     public?: boolean;
+    /** Deploys: only deploy tokens reach it, and they reach nothing else. */
+    deploy?: boolean;
   }
 }
 
@@ -59,7 +61,10 @@ export function installBearerAuth(app: FastifyInstance, authenticate: Authentica
   app.addHook('onRequest', async (request) => {
     if (isPublic(request)) return;
     const token = bearerToken(request.headers.authorization);
-    request.caller = token === null ? null : await authenticateOrUnavailable(authenticate, token);
+    const caller = token === null ? null : await authenticateOrUnavailable(authenticate, token);
+    // A deploy token deploys and nothing else; deploying takes a token made for it. Elsewhere each is invalid.
+    const deploying = request.routeOptions.config.deploy === true;
+    request.caller = caller !== null && (caller.deploy === true) === deploying ? caller : null;
   });
   app.addHook('preParsing', (request, _reply, payload, done) => {
     done(!isPublic(request) && request.caller === null ? unauthorized() : null, payload);

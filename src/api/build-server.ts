@@ -34,6 +34,7 @@ import {
   registerKickoffRoutes,
 } from './routes/crew-routes.ts';
 import { registerCrewVersionsRoute } from './routes/crew-versions-route.ts';
+import { registerDeployRoute } from './routes/deploy-route.ts';
 import { registerExecutionDetailRoute } from './routes/execution-detail-route.ts';
 import { registerEventStreamRoute, serverClosing } from './routes/event-stream-route.ts';
 import { registerExecutionRoutes } from './routes/execution-routes.ts';
@@ -227,6 +228,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
             next();
           });
           crewRoutes(scope, { ...base, service: crew.service, crewName: crew.name }, crew.versions);
+          if (crew.deployer !== undefined) registerDeployRoute(scope, crew.deployer);
           scope.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, () => {
             app.swagger();
             return crewDocuments.get(crew.name);

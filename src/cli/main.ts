@@ -9,6 +9,7 @@ import { registerRunCommand } from './run-command.ts';
 import { registerServeCommand } from './serve-command.ts';
 import { registerTokensCommand } from './tokens-command.ts';
 import { registerVersionsCommands } from './versions-command.ts';
+import { registerDeployCommand } from './deploy-command.ts';
 
 /** The `crewd` command: assembles the subcommands and turns any failure into one line and exit code 1. */
 async function main(context: CliContext, argv: readonly string[]): Promise<number> {
@@ -27,6 +28,7 @@ async function main(context: CliContext, argv: readonly string[]): Promise<numbe
   registerTokensCommand(program, context);
   registerPruneCommand(program, context);
   registerVersionsCommands(program, context);
+  registerDeployCommand(program, context);
   registerClientCommands(program, context);
   registerInitCommand(program, context);
   try {

@@ -15,6 +15,7 @@ interface CreateOptions extends DatabaseOptions {
   readonly user?: string;
   readonly name?: string;
   readonly crews?: string;
+  readonly deploy?: boolean;
 }
 
 /** `crewd tokens create | list | revoke`: token administration, straight on the database. */
@@ -31,6 +32,7 @@ export function registerTokensCommand(program: Command, context: CliContext): vo
     .option('--user <user-id>', "a user token: kickoff, and only that user's executions")
     .option('--name <name>', 'a label to recognise the token by')
     .option('--crews <names>', 'limit the token to these crews, comma-separated (default: every crew)')
+    .option('--deploy', 'with --org: a token for crewd deploy, which deploys and does nothing else')
     .action((options: CreateOptions) =>
       withTokens(options, context, async (service) => {
         if ((options.org === true) === (options.user !== undefined)) {
@@ -41,8 +43,14 @@ export function registerTokensCommand(program: Command, context: CliContext): vo
           ...(options.user === undefined ? {} : { userId: options.user }),
           ...(options.name === undefined ? {} : { name: options.name }),
           ...(options.crews === undefined ? {} : { crews: crewList(options.crews) }),
+          ...(options.deploy === true ? { deploy: true } : {}),
         });
-        const who = options.user === undefined ? 'organization token' : `token for user ${options.user}`;
+        const who =
+          options.user !== undefined
+            ? `token for user ${options.user}`
+            : options.deploy === true
+              ? 'deploy token'
+              : 'organization token';
         const reach =
           options.crews === undefined ? '' : ` for the crews ${crewList(options.crews).join(', ')}`;
         context.stdout.write(`Created ${who} ${created.record.id}${reach}. It is shown only this once:\n`);
@@ -91,7 +99,7 @@ function tokenTable(records: readonly TokenRecord[]): string {
   const header = ['ID', 'KIND', 'USER', 'NAME', 'CREWS', 'CREATED', 'REVOKED'];
   const rows = records.map((record) => [
     record.id,
-    record.kind,
+    record.deploy === true ? 'deploy' : record.kind,
     record.userId ?? '-',
     record.name ?? '-',
     record.crews?.join(',') ?? '*',

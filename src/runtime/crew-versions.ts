@@ -6,7 +6,8 @@ import {
   type CrewSnapshot,
 } from '../crew/crew-snapshot.ts';
 import type { CrewDefinition } from '../domain/crew.ts';
-import type { CrewVersionListing, CrewVersionSource } from '../service/crew-version-source.ts';
+import type { CrewDeployer, CrewVersionListing, CrewVersionSource } from '../service/crew-version-source.ts';
+import { CrewdError, isCrewdError } from '../domain/errors.ts';
 import type { RunnableCrew } from '../service/execution-runner.ts';
 import type { CrewVersionStore } from '../store/store.ts';
 import type { CrewRuntime } from './crew-runtime.ts';
@@ -41,7 +42,7 @@ interface Loaded {
  * kickoffs take the version served now (a later deploy, or a rollback from any process). A version this process
  * has not loaded is read from the store, written out as a directory and opened, once.
  */
-export class CrewVersions implements CrewVersionSource, CrewVersionListing {
+export class CrewVersions implements CrewVersionSource, CrewVersionListing, CrewDeployer {
   readonly #loading = new Map<number, Promise<Loaded>>();
   readonly #loaded = new Map<number, Loaded>();
   #served: number;
@@ -155,6 +156,47 @@ export class CrewVersions implements CrewVersionSource, CrewVersionListing {
       await this.options.store.serveCrewVersion(this.options.name, saved.version, this.options.clock(), true);
       this.#served = saved.version;
     }
+    return saved;
+  }
+
+  /**
+   * Files sent by `crewd deploy`: written out, opened (refused, keeping nothing, when they do not load), kept as a
+   * version and served to new kickoffs.
+   */
+  async deploy(files: CrewSnapshot): Promise<{ readonly version: number; readonly created: boolean }> {
+    const hash = hashCrewSnapshot(files);
+    const dir = path.join(this.options.copiesRoot, this.options.name, hash);
+    await writeCrewSnapshot(dir, files);
+    let runtime: CrewRuntime;
+    try {
+      runtime = await this.options.open(dir);
+    } catch (error) {
+      // Said in the crew's own terms: file names relative to the crew, never where this server keeps it.
+      const said = isCrewdError(error) ? error.message : 'The crew does not load';
+      throw new CrewdError(
+        'VALIDATION_ERROR',
+        said.replaceAll(`${dir}${path.sep}`, '').replaceAll(dir, '.'),
+        {
+          cause: error,
+        },
+      );
+    }
+    let saved: { readonly version: number; readonly created: boolean };
+    try {
+      saved = await saveVersion(this.options, files);
+    } catch (error) {
+      await runtime.close();
+      throw error;
+    }
+    if (this.#loaded.has(saved.version)) {
+      await runtime.close();
+    } else {
+      const loaded = { runtime, runnable: this.options.runnable(runtime) };
+      this.#loaded.set(saved.version, loaded);
+      this.#loading.set(saved.version, Promise.resolve(loaded));
+    }
+    await this.options.store.serveCrewVersion(this.options.name, saved.version, this.options.clock(), true);
+    this.#served = saved.version;
     return saved;
   }
 

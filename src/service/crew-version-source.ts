@@ -24,3 +24,11 @@ export interface CrewVersionListing {
     readonly versions: readonly CrewVersionRecord[];
   }>;
 }
+
+/** Deploys a crew's files (`crewd deploy`) as a version served to new kickoffs. */
+export interface CrewDeployer {
+  /** Rejects with a `CrewdError` saying why when the files do not load as a crew; nothing is kept then. */
+  deploy(
+    files: Readonly<Record<string, string>>,
+  ): Promise<{ readonly version: number; readonly created: boolean }>;
+}

@@ -15,6 +15,8 @@ export interface Caller {
   readonly userId: string | null;
   /** The crews (by name) the token is limited to; null or absent for every crew. */
   readonly crews?: readonly string[] | null;
+  /** A token made for deploying: it deploys, and does nothing else. */
+  readonly deploy?: boolean;
 }
 
 export interface KickoffRequest {

@@ -66,6 +66,20 @@ describe('token service', () => {
     expect(await tokens.authenticate('')).toBeNull();
   });
 
+  it('carries the crews a token is limited to, and whether it deploys, to its caller', async () => {
+    const tokens = createTokenService({ store, clock });
+    const limited = await tokens.create({ kind: 'user', userId: 'bea', crews: ['notes', 'notes', 'briefs'] });
+    const deployer = await tokens.create({ kind: 'org', deploy: true });
+
+    expect(await tokens.authenticate(limited.secret)).toMatchObject({ crews: ['notes', 'briefs'] });
+    expect(await tokens.authenticate(deployer.secret)).toMatchObject({ kind: 'org', deploy: true });
+    await expect(tokens.create({ kind: 'org', crews: [] })).rejects.toThrow('Name at least one crew');
+    await expect(tokens.create({ kind: 'org', crews: ['../x'] })).rejects.toThrow('is not a crew name');
+    await expect(tokens.create({ kind: 'user', userId: 'bea', deploy: true })).rejects.toThrow(
+      'A deploy token belongs to the organization',
+    );
+  });
+
   it('refuses a revoked token at once in the revoking service', async () => {
     const tokens = createTokenService({ store, clock });
     const { record, secret } = await tokens.create({ kind: 'org' });

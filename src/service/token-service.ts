@@ -22,6 +22,8 @@ export interface NewToken {
   readonly name?: string;
   /** Limits the token to these crews (by name); every crew when absent. */
   readonly crews?: readonly string[];
+  /** A token for `crewd deploy` (an organization token that deploys and does nothing else). */
+  readonly deploy?: boolean;
 }
 
 export interface CreatedToken {
@@ -67,6 +69,7 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
       userId,
       name: token.name ?? null,
       crews,
+      deploy: token.deploy === true,
       hash: hashSecret(secret),
       createdAt: deps.clock(),
       revokedAt: null,
@@ -102,7 +105,8 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
         tokenId: record.id,
         kind: record.kind,
         userId: record.userId,
-        crews: record.crews ?? null,
+        ...(record.crews === null || record.crews === undefined ? {} : { crews: record.crews }),
+        ...(record.deploy === true ? { deploy: true } : {}),
       };
       if (cacheMs > 0) {
         // Bounded: a flood of distinct valid tokens cannot grow it without limit.
@@ -125,6 +129,9 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
 }
 
 function checkOwner(token: NewToken): string | null {
+  if (token.deploy === true && token.kind !== 'org') {
+    throw new CrewdError('VALIDATION_ERROR', 'A deploy token belongs to the organization, not a user');
+  }
   if (token.kind === 'user') {
     if (token.userId === undefined || token.userId.trim() === '') {
       throw new CrewdError('VALIDATION_ERROR', 'A user token needs a user id');

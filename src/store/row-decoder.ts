@@ -85,6 +85,7 @@ export function rowDecoder(codec: RowCodec): RowDecoder {
       userId: nullableText(row.user_id),
       name: nullableText(row.name),
       crews: nullableJson<string[]>(row.crews ?? null),
+      deploy: row.deploy === true || Number(row.deploy) === 1,
       hash: text(row.hash),
       createdAt: codec.date(row.created_at),
       revokedAt: nullableDate(row.revoked_at),

@@ -103,6 +103,7 @@ export function tokenValues(token: TokenRecord): RowValues {
     user_id: token.userId,
     name: token.name,
     crews: json(token.crews),
+    deploy: token.deploy === true ? 1 : 0,
     hash: token.hash,
     created_at: token.createdAt.toISOString(),
     revoked_at: iso(token.revokedAt),

@@ -197,6 +197,8 @@ export interface TokenRecord {
   readonly name: string | null;
   /** The crews (by name) the token is limited to; null for every crew. */
   readonly crews?: readonly string[] | null;
+  /** A token made for deploying: it deploys, and does nothing else. */
+  readonly deploy?: boolean;
   /** SHA-256 of the secret, hex; the secret itself is never stored. */
   readonly hash: string;
   readonly createdAt: Date;

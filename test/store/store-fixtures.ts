@@ -64,6 +64,7 @@ export function tokenRecord(overrides: Partial<TokenRecord> = {}): TokenRecord {
     userId: null,
     name: 'ops',
     crews: null,
+    deploy: false,
     hash: randomUUID().replaceAll('-', '').padEnd(64, '0'),
     createdAt: t0,
     revokedAt: null,

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { reachesCrew } from '../../domain/crew-name.ts';
-import type { CrewVersionListing } from '../../service/crew-version-source.ts';
+import type { CrewDeployer, CrewVersionListing } from '../../service/crew-version-source.ts';
 import type { ExecutionService } from '../../service/execution-service.ts';
 import { callerOf } from '../bearer-auth.ts';
 import { bearerSecurity } from './route-context.ts';
@@ -16,6 +16,8 @@ export interface ServedCrew {
   readonly service: ExecutionService;
   /** Its versions (`GET {base_url}/versions`). */
   readonly versions?: CrewVersionListing;
+  /** Takes `crewd deploy` (`POST {base_url}/deploy`); absent unless deploying is enabled. */
+  readonly deployer?: CrewDeployer;
 }
 
 /** The base URL of a served crew, as a path on the server. */

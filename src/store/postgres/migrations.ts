@@ -114,12 +114,13 @@ export const postgresMigrations: readonly Migration[] = [
     version: 5,
     name: 'crews of executions and tokens',
     // NULL crew: an execution from before several crews were served, taken by the first crew served.
-    // NULL crews on a token: every crew.
+    // NULL crews on a token: every crew. A deploy token only deploys.
     sql: `
       ALTER TABLE executions ADD COLUMN crew text;
       ALTER TABLE executions ADD COLUMN crew_version integer;
       CREATE INDEX executions_crew_created ON executions (crew, created_at, id);
       ALTER TABLE tokens ADD COLUMN crews json;
+      ALTER TABLE tokens ADD COLUMN deploy boolean NOT NULL DEFAULT false;
     `,
   },
   {

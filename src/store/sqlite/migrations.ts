@@ -110,12 +110,13 @@ export const sqliteMigrations: readonly Migration[] = [
     version: 5,
     name: 'crews of executions and tokens',
     // NULL crew: an execution from before several crews were served, taken by the first crew served.
-    // NULL crews on a token: every crew.
+    // NULL crews on a token: every crew. A deploy token only deploys.
     sql: `
       ALTER TABLE executions ADD COLUMN crew TEXT;
       ALTER TABLE executions ADD COLUMN crew_version INTEGER;
       CREATE INDEX executions_crew_created ON executions (crew, created_at, id);
       ALTER TABLE tokens ADD COLUMN crews TEXT;
+      ALTER TABLE tokens ADD COLUMN deploy INTEGER NOT NULL DEFAULT 0;
     `,
   },
   {
