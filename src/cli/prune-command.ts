@@ -38,6 +38,13 @@ export function registerPruneCommand(program: Command, context: CliContext): voi
         context.stdout.write(
           `Deleted ${deleted} finished execution${deleted === 1 ? '' : 's'} older than ${period}\n`,
         );
+        // Versions go once no execution runs on them any more, so this follows the executions' deletion.
+        const versions = await store.deleteUnusedCrewVersions(new Date(Date.now() - retentionMs));
+        if (versions > 0) {
+          context.stdout.write(
+            `Deleted ${versions} crew version${versions === 1 ? '' : 's'} older than ${period} that nothing uses\n`,
+          );
+        }
       });
     });
 }

@@ -343,4 +343,9 @@ export interface CrewVersionStore {
    * crew's files too; false when the crew has no such version, or none was deployed yet and `deployed` is not set.
    */
   serveCrewVersion(crew: string, version: number, now: Date, deployed?: boolean): Promise<boolean>;
+  /**
+   * Deletes versions kept since before `before` that nothing uses: no stored execution runs on them, and they are
+   * neither served nor the one deployed last. Returns how many.
+   */
+  deleteUnusedCrewVersions(before: Date): Promise<number>;
 }

@@ -61,6 +61,20 @@ export function describeCrewStoreContract(harness: StoreHarness): void {
       expect(await store.servedCrewVersion('notes')).toEqual({ version: 1, deployed: 2 });
     });
 
+    it('deletes versions past the cutoff that no execution uses and that are neither served nor deployed last', async () => {
+      const store = await harness.open();
+      for (const [index, name] of ['a', 'b', 'c', 'd'].entries()) {
+        await store.saveCrewVersion('notes', `hash-${name}`, { name }, at(index));
+      }
+      await store.serveCrewVersion('notes', 4, at(5), true);
+      await store.serveCrewVersion('notes', 3, at(6));
+      await store.createExecution({ ...newExecution(), crew: 'notes', crewVersion: 1 });
+
+      expect(await store.deleteUnusedCrewVersions(at(3))).toBe(1);
+      expect((await store.listCrewVersions('notes')).map((record) => record.version)).toEqual([1, 3, 4]);
+      expect(await store.deleteUnusedCrewVersions(at(9))).toBe(0);
+    });
+
     it('numbers versions saved from two stores at once without a gap or a repeat', async () => {
       const [one, two] = [await harness.open(), await harness.open()];
       const saved = await Promise.all(

@@ -46,6 +46,16 @@ const rollServed = namedQuery(
    RETURNING crew`,
 );
 
+const deleteUnused = namedQuery(
+  'delete_unused_crew_versions',
+  `DELETE FROM crew_versions AS kept
+   WHERE created_at < :before::timestamptz
+     AND NOT EXISTS (SELECT 1 FROM executions WHERE crew = kept.crew AND crew_version = kept.version)
+     AND NOT EXISTS (SELECT 1 FROM served_crews AS served WHERE served.crew = kept.crew
+       AND kept.version IN (served.version, served.deployed_version))
+   RETURNING version`,
+);
+
 export function postgresCrewVersionStore({ query }: PostgresContext): CrewVersionStore {
   return {
     saveCrewVersion: async (crew, hash, files, now) => {
@@ -76,6 +86,9 @@ export function postgresCrewVersionStore({ query }: PostgresContext): CrewVersio
         ? null
         : { version: Number(row.version), deployed: Number(row.deployed_version) };
     },
+
+    deleteUnusedCrewVersions: async (before) =>
+      (await query(deleteUnused, { before: before.toISOString() })).length,
 
     serveCrewVersion: async (crew, version, now, deployed = false) =>
       (await query(deployed ? deployServed : rollServed, { crew, version, now: now.toISOString() })).length >

@@ -22,6 +22,13 @@ const rollServed = `
   UPDATE served_crews SET version = :version, updated_at = :now
   WHERE crew = :crew AND EXISTS (SELECT 1 FROM crew_versions WHERE crew = :crew AND version = :version)`;
 
+const deleteUnused = `
+  DELETE FROM crew_versions AS kept
+  WHERE created_at < :before
+    AND NOT EXISTS (SELECT 1 FROM executions WHERE crew = kept.crew AND crew_version = kept.version)
+    AND NOT EXISTS (SELECT 1 FROM served_crews AS served WHERE served.crew = kept.crew
+      AND kept.version IN (served.version, served.deployed_version))`;
+
 export function sqliteCrewVersionStore({ statement, writes }: SqliteContext): CrewVersionStore {
   return {
     saveCrewVersion: (crew, hash, files, now) =>
@@ -58,6 +65,9 @@ export function sqliteCrewVersionStore({ statement, writes }: SqliteContext): Cr
           ? null
           : { version: Number(row.version), deployed: Number(row.deployed_version) };
       }),
+
+    deleteUnusedCrewVersions: (before) =>
+      writes.write(() => statement(deleteUnused).run({ before: before.toISOString() }).changes),
 
     serveCrewVersion: (crew, version, now, deployed = false) =>
       writes.write(
