@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { pino, type Logger } from 'pino';
 import { buildServer } from './api/build-server.ts';
@@ -151,6 +152,12 @@ async function wire(
   // Executions stored before crews had names belong to the crew a server of one served: the first.
   const firstCrew = crewConfigs[0]!.name;
   await store.assignCrewless(firstCrew);
+  // A version written out under crewd's folder (`./.crewd` beside no database file) still reads its own files: that
+  // folder gives way to what it holds of crewd's (the token file, the workspace).
+  const stateAround = (crewDir: string): string[] =>
+    crewdStatePaths(config.database).filter(
+      (state) => !path.resolve(crewDir).startsWith(`${state}${path.sep}`),
+    );
   const openRuntime = (crewDir: string): Promise<CrewRuntime> =>
     openCrewRuntime({
       crewDir,
@@ -159,7 +166,7 @@ async function wire(
       warn: options.warn,
       allowPartial: config.allowPartial ?? false,
       defaultModel: config.defaultModel,
-      tools: { workspaceRoot: workspace, crewdState: crewdStatePaths(config.database), logger },
+      tools: { workspaceRoot: workspace, crewdState: stateAround(crewDir), logger },
       check: true,
     });
   const versions = new Map<string, CrewVersions>();
