@@ -91,6 +91,8 @@ class Demo:
         method: 'researcher',
         configKey: 'research_agent',
         entry: { allow_delegation: true, max_iter: 4 },
+        line: 8,
+        lines: { allow_delegation: 8, max_iter: 8 },
       },
     ]);
     expect(reading.tasks.map((task) => [task.name, task.entry])).toEqual([
