@@ -342,7 +342,10 @@ class CrewClassReader {
     const mcps: string[] = [];
     for (const [key, argument] of value.kwargs) {
       const where = `${name}.${key}`;
-      if (key === 'config') continue;
+      if (key === 'config') {
+        this.#config(argument, where, entry, lines);
+        continue;
+      }
       lines[key] = lineOf(argument.node);
       switch (key) {
         case 'tools': {
@@ -357,7 +360,7 @@ class CrewClassReader {
         }
         case 'llm':
         case 'function_calling_llm': {
-          const llm = readLlm(argument, where, this.#problem);
+          const llm = await this.#llm(argument, where);
           if (llm !== undefined) entry[key] = llm;
           break;
         }
@@ -422,6 +425,38 @@ class CrewClassReader {
     else this.#unreadable(argument, where);
   }
 
+  /**
+   * `config=`: `self.agents_config[...]` names the YAML entry (see configKeyOf); a literal mapping gives the entry's
+   * keys itself (the arguments after it still win); anything else is reported, not skipped.
+   */
+  #config(
+    argument: PythonValue,
+    where: string,
+    entry: Record<string, unknown>,
+    lines: Record<string, number>,
+  ): void {
+    if (argument.kind === 'config') return;
+    if (argument.kind === 'data' && isMapping(argument.value)) {
+      for (const [key, value] of Object.entries(argument.value)) {
+        if (Object.hasOwn(entry, key)) continue;
+        entry[key] = value;
+        lines[key] = lineOf(argument.node);
+      }
+      return;
+    }
+    this.#unreadable(argument, where);
+  }
+
+  /** A model setting; `self.method()` reads what that method (an `@llm` one, say) returns. */
+  async #llm(argument: PythonValue, where: string): Promise<unknown> {
+    if (argument.kind === 'method-call') {
+      const method = this.methods.find((candidate) => candidate.name === argument.method);
+      const returned = method === undefined ? undefined : await this.#returned(method);
+      if (returned !== undefined) return readLlm(returned, where, this.#problem);
+    }
+    return readLlm(argument, where, this.#problem);
+  }
+
   /** The agent or task a value refers to: `self.method()` in a crew class, a variable in a script. */
   #reference(value: PythonValue, names: Map<string, string>): string | undefined {
     if (value.kind === 'method-call') return names.get(value.method) ?? value.method;
@@ -478,7 +513,7 @@ class CrewClassReader {
         continue;
       }
       if (llmKeys.has(key)) {
-        const llm = readLlm(argument, where, this.#problem);
+        const llm = await this.#llm(argument, where);
         if (llm !== undefined) crew[key] = llm;
         continue;
       }
@@ -667,6 +702,10 @@ class CrewClassReader {
   #drop(node: PythonNode, where: string, message: string): void {
     this.#dropped.push(`${this.module.file}:${lineOf(node)} (${where}): ${message}`);
   }
+}
+
+function isMapping(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /** Crew arguments that hold a model. */
