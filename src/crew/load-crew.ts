@@ -80,9 +80,10 @@ export async function loadCrew(dir: string, options: LoadCrewOptions): Promise<C
           ...(files.crewClass === undefined ? {} : { crewClass: files.crewClass }),
         });
   if (files.crewClass !== undefined && reading === undefined) {
+    // --crew named neither a crew folder of a project nor a class of a crew.py: there is only this one crew.
     throw new CrewLoadError(
-      files.python?.name ?? files.agents.name,
-      `holds no crew named "${files.crewClass}"`,
+      files.python?.name ?? dir,
+      `holds no crew named "${files.crewClass}"; it is a single crew, so leave out --crew`,
     );
   }
   try {

@@ -99,6 +99,17 @@ async function findCrewPy(
   return undefined;
 }
 
+/** Whether the crew.py of the crew in `configDir` defines a class named `name` (read as text: a cheap first look). */
+async function definesClass(configDir: string, name: string): Promise<boolean> {
+  const python = await findCrewPy(configDir, (absolute) => ({ path: absolute, name: absolute }));
+  if (python === undefined || !/^[A-Za-z_]\w*$/.test(name)) return false;
+  try {
+    return new RegExp(`^class\\s+${name}\\b`, 'm').test(await readFile(python.path, 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
 /** A crew found in a crewAI project: a package's `config/`, or a Flow's `crews/<name>/config/`. */
 interface FoundCrew {
   readonly name: string;
@@ -124,6 +135,13 @@ async function findConfigDir(
     if (chosen !== undefined) return { configDir: chosen.configDir };
     const [only, other] = found;
     if (only !== undefined && other === undefined) return { configDir: only.configDir, crewClass: crewName };
+    // A class of one of the crews' Python files (a Flow crew whose file holds several classes).
+    const holding: FoundCrew[] = [];
+    for (const crew of found) if (await definesClass(crew.configDir, crewName)) holding.push(crew);
+    const [holder, secondHolder] = holding;
+    if (holder !== undefined && secondHolder === undefined) {
+      return { configDir: holder.configDir, crewClass: crewName };
+    }
     const known =
       found.length === 0 ? 'it holds no crews' : `its crews are ${found.map((crew) => crew.name).join(', ')}`;
     throw new CrewLoadError('src', `holds no crew named "${crewName}"; ${known}`);

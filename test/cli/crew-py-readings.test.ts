@@ -146,6 +146,19 @@ describe('a crew.py that holds several crews', () => {
     );
   });
 
+  it("finds the class --crew names among a Flow's crews", async () => {
+    const { crew } = await load(project('poem_flow'), 'CriticCrew');
+
+    expect(crew.name).toBe('CriticCrew');
+    expect(crew.tasks.map((task) => task.name)).toEqual(['critique_poem']);
+  });
+
+  it('refuses --crew for a script crew.py, which defines no crew class', async () => {
+    await expect(load(project('tide_notes'), 'Harbour')).rejects.toThrow(
+      'src/tide_notes/crew.py: holds no crew named "Harbour"; it defines no crew class',
+    );
+  });
+
   it('names the crews there are when --crew names none of them', async () => {
     await expect(load(project('newsroom'), 'SportsDesk')).rejects.toThrow(
       'src/newsroom/crew.py: holds no crew named "SportsDesk"; its crews are DraftingCrew, EditorialCrew',
