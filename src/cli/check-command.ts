@@ -13,7 +13,7 @@ export function registerCheckCommand(program: Command, context: CliContext): voi
     .command('check')
     .description('report what crewd will run from a crew or crewAI project, and what it will not honour')
     .argument('<crew-dir>', 'crew directory (agents.yaml, tasks.yaml) or crewAI project root')
-    .option('--crew <name>', "which crew of a project holding several (a Flow's crews/<name>)")
+    .option('--crew <name>', "which crew of a project holding several: a Flow's crews/<name>, or a crew class of crew.py")
     .action(async (crewDir: string, options: { crew?: string }) => {
       const env = await withProjectEnv(crewDir, context.env);
       const warnings: string[] = [];

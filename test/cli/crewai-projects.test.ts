@@ -180,8 +180,9 @@ describe('a JSONC crew (crewAI 1.15 and later)', () => {
   });
 });
 
+// memory=True is written on the line after the template's `process=Process.sequential,` (line 51).
 const memoryLine =
-  'src/latest_ai_development/crew.py (memory): crewd does not do memory yet: agents remember nothing beyond each task and its context';
+  'src/latest_ai_development/crew.py:52 (memory): crewd does not do memory yet: agents remember nothing beyond each task and its context';
 
 /** crewAI's template with `memory=True` on its Crew: a part crewd does not honour yet. */
 function templateWithMemory(): string {
