@@ -33,13 +33,14 @@ export interface ReportSection {
 
 export interface MigrationReport {
   readonly text: string;
-  /** Parts that would be dropped, and what stops the crew from starting at all. */
+  /** The sum of the sections' problems: what is left out, cannot be used or missing, and what stops the start. */
   readonly problems: number;
 }
 
 /**
  * The migration report of `crewd check`: what crewd will run (agents with model and tools and where each comes
- * from, tasks with agent, context and output, required inputs), then everything it will not honour.
+ * from, tasks with agent, context and output, required inputs), then the credentials it needs and, section by
+ * section, everything it will not honour, cannot use or would refuse, closed by a verdict counted from the sections.
  */
 export function migrationReport(
   crew: CrewDefinition,
@@ -54,8 +55,10 @@ export function migrationReport(
       const source = crew.managerAgent === undefined ? 'built from manager_llm' : 'manager_agent';
       const manager = managerAgent(crew);
       lines.push(`Manager: ${manager.role} (${source}), delegating each task to its agent`);
-      const model = modelOf(crew, manager, resources.defaultModel);
-      if (model.id !== undefined) resolveInto(resources.models, model.spec, `the manager`, blocking);
+      // A manager_agent's model is resolved with the other agents'; a built manager's is the manager_llm.
+      if (crew.managerAgent === undefined && manager.llm !== undefined) {
+        resolveInto(resources.models, manager.llm, 'the manager', blocking);
+      }
     }
   } catch (error) {
     blocking.push(messageOf(error));
