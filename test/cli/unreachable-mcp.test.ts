@@ -39,6 +39,8 @@ describe('an MCP server that cannot be reached at start', () => {
         `  - MCP server 'docs' (${closedUrl}) cannot be used: connection failed (ECONNREFUSED)\n`,
     );
     expect(result.stdout).not.toContain('Nothing is left out');
+    // Listed in the report, not warned about as if check were starting the crew.
+    expect(result.stdout).not.toContain('starting without');
     expect(result.stdout.trimEnd().split('\n').at(-1)).toBe(
       '1 problem: crewd does not run this crew as written.',
     );
