@@ -38,13 +38,16 @@ export interface InProcessOptions extends CrewdOptions {
   readonly clock?: () => Date;
   /** The server's max_rpm limiter (a `recordingLimiter()`), so a test reads the spacing instead of timing it. */
   readonly rateLimiter?: RateLimiter;
+  /** `--allow-partial`: serve even when parts of the crew are left out or its MCP servers cannot be reached. */
+  readonly allowPartial?: boolean;
 }
 
 /** Starts crewd in this process on a free port, with the organization token `testToken`. */
 export async function startCrewd(options: InProcessOptions): Promise<RunningServer> {
   const env = serverEnv(options, options.modelUrl);
   const database = options.database ?? tempDatabase();
-  const config = readServeConfig(options.crewDir, { port: '0', database }, env);
+  const flags = { port: '0', database, ...(options.allowPartial === true ? { allowPartial: true } : {}) };
+  const config = readServeConfig(options.crewDir, flags, env);
   return startServer(config, {
     env,
     logger: pino({ level: 'silent' }),
