@@ -38,6 +38,8 @@ export interface InProcessOptions extends CrewdOptions {
   readonly clock?: () => Date;
   /** The server's max_rpm limiter (a `recordingLimiter()`), so a test reads the spacing instead of timing it. */
   readonly rateLimiter?: RateLimiter;
+  /** How often schedules are looked at, in real time (default 1 s). */
+  readonly schedulePollMs?: number;
 }
 
 /** Starts crewd in this process on a free port, with the organization token `testToken`. */
@@ -50,6 +52,7 @@ export async function startCrewd(options: InProcessOptions): Promise<RunningServ
     logger: pino({ level: 'silent' }),
     clock: options.clock,
     rateLimiter: options.rateLimiter,
+    ...(options.schedulePollMs === undefined ? {} : { schedulePollMs: options.schedulePollMs }),
   });
 }
 
@@ -144,6 +147,7 @@ export function apiClient(baseUrl: string, token: string | null = testToken) {
     return { status: response.status, headers: response.headers, body: parsed } as ApiResponse;
   }
   return {
+    call,
     get: (path: string, headers?: Record<string, string>) => call('GET', path, undefined, headers),
     post: (path: string, body?: unknown, headers?: Record<string, string>) =>
       call('POST', path, body, headers),
