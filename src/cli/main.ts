@@ -9,6 +9,7 @@ import { registerRunCommand } from './run-command.ts';
 import { registerServeCommand } from './serve-command.ts';
 import { registerTokensCommand } from './tokens-command.ts';
 import { registerTriggersCommand } from './triggers-command.ts';
+import { registerSchedulesCommand } from './schedules-command.ts';
 
 /** The `crewd` command: assembles the subcommands and turns any failure into one line and exit code 1. */
 async function main(context: CliContext, argv: readonly string[]): Promise<number> {
@@ -26,6 +27,7 @@ async function main(context: CliContext, argv: readonly string[]): Promise<numbe
   registerCheckCommand(program, context);
   registerTokensCommand(program, context);
   registerTriggersCommand(program, context);
+  registerSchedulesCommand(program, context);
   registerPruneCommand(program, context);
   registerClientCommands(program, context);
   registerInitCommand(program, context);

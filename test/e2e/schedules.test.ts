@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/main.ts';
 import { createTokenService } from '../../src/service/token-service.ts';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
+import { runCrewd } from '../cli/crewd-command.ts';
 import { startFakeOpenAI, type FakeOpenAIServer } from '../support/fake-openai-server.ts';
 import { apiClient, crewsDir, startCrewd, tempDatabase, testToken } from '../support/crewd.ts';
 import { movableClock, type MovableClock } from '../support/movable-clock.ts';
@@ -227,6 +228,48 @@ describe('schedules', () => {
       await second.close();
       await first.close();
       await database.drop();
+    }
+  });
+
+  it('are made, listed, paused, run and deleted with crewd schedules', async () => {
+    const crewd = await startServer({ database: tempDatabase(), clock: movableClock() });
+    try {
+      const connection = ['--url', crewd.url, '--token', testToken];
+      const created = await runCrewd([
+        'schedules',
+        'create',
+        '--cron',
+        '30 8 * * 1-5',
+        '--timezone',
+        'Europe/Paris',
+        '--inputs',
+        JSON.stringify(inputs),
+        '--name',
+        'weekday mornings',
+        ...connection,
+      ]);
+      expect(created.code).toBe(0);
+      const view = JSON.parse(created.stdout) as { id: string; timezone: string };
+      expect(view).toMatchObject({ timezone: 'Europe/Paris', paused: false });
+
+      const listed = await runCrewd(['schedules', 'list', ...connection]);
+      expect(listed.stdout).toMatch(/^ID\s+NAME\s+CRON\s+TIMEZONE\s+STATE\s+NEXT\n/);
+      expect(listed.stdout).toContain('weekday mornings');
+      expect(
+        JSON.parse((await runCrewd(['schedules', 'pause', view.id, ...connection])).stdout),
+      ).toMatchObject({ paused: true });
+
+      const run = await runCrewd(['schedules', 'run', view.id, ...connection]);
+      const kickoffId = run.stdout.trim();
+      const status = await apiClient(crewd.url).waitForState(kickoffId, ['SUCCESS']);
+      expect(status.body.meta.schedule).toMatchObject({ id: view.id, run_now: true });
+
+      expect((await runCrewd(['schedules', 'delete', view.id, ...connection])).code).toBe(0);
+      const gone = await runCrewd(['schedules', 'pause', view.id, ...connection]);
+      expect(gone.code).not.toBe(0);
+      expect(gone.stderr).toContain(`Schedule ${view.id} not found`);
+    } finally {
+      await crewd.close();
     }
   });
 });
