@@ -3,7 +3,7 @@ import type { Schedule } from '../domain/schedule.ts';
 import type { ScheduleStore } from '../store/schedule-store.ts';
 import type { ExecutionService } from './execution-service.ts';
 import { scheduledKickoff } from './scheduled-kickoff.ts';
-import { cronTimes } from './schedule-times.ts';
+import { cronTimes, type CronTimes } from './schedule-times.ts';
 
 /** What one pass did with a schedule's tick, for logs and tests. */
 export type TickOutcome =
@@ -32,6 +32,9 @@ export interface SchedulerDeps {
   readonly pollMs?: number;
 }
 
+/** Ticks started together in one pass: enough to share commits, few enough to leave room for requests. */
+const startsAtOnce = 50;
+
 /** A tick started this long after its due time is reported as late. */
 export const lateAfterMs = 60_000;
 
@@ -44,6 +47,8 @@ export class Scheduler {
   readonly #deps: SchedulerDeps;
   #timer: NodeJS.Timeout | undefined;
   #pass: Promise<void> | undefined;
+  /** Parsed expressions by time zone and expression: many schedules share a few. */
+  readonly #times = new Map<string, CronTimes>();
 
   constructor(deps: SchedulerDeps) {
     this.#deps = deps;
@@ -66,32 +71,57 @@ export class Scheduler {
     await this.#pass;
   }
 
-  /** One look at every schedule: starts the tick each has due now, if any. */
+  /** One look at every schedule: starts the tick each has due now, if any, several at a time. */
   async runDue(): Promise<readonly TickOutcome[]> {
     const now = this.#deps.clock();
+    const due = (await this.#deps.store.listSchedules(this.#deps.crew)).flatMap((schedule) => {
+      const dueAt = this.#dueTick(schedule, now);
+      return dueAt === null ? [] : [{ schedule, dueAt }];
+    });
     const outcomes: TickOutcome[] = [];
-    for (const schedule of await this.#deps.store.listSchedules(this.#deps.crew)) {
-      const dueAt = dueTick(schedule, now);
-      if (dueAt === null) continue;
-      // A paused schedule's ticks pass unstarted, so resuming it does not start the one it missed.
-      if (schedule.paused) {
-        await this.#deps.store.markScheduleDue(schedule.id, dueAt);
-        continue;
-      }
-      const outcome = (await this.#deps.tokenActive(schedule.owner.tokenId))
-        ? await this.#start(schedule, dueAt, now)
-        : {
-            kind: 'refused' as const,
-            schedule,
-            dueAt,
-            error: new CrewdError('UNAUTHORIZED', 'The token that made this schedule was revoked'),
-          };
-      // Marked whatever the outcome: a tick the crew refuses is reported once, not tried again each second.
-      await this.#deps.store.markScheduleDue(schedule.id, dueAt);
-      this.#deps.onTick(outcome);
-      outcomes.push(outcome);
+    for (let index = 0; index < due.length; index += startsAtOnce) {
+      const batch = due.slice(index, index + startsAtOnce);
+      const started = await Promise.all(batch.map(({ schedule, dueAt }) => this.#tick(schedule, dueAt, now)));
+      outcomes.push(...started.filter((outcome) => outcome !== null));
     }
     return outcomes;
+  }
+
+  async #tick(schedule: Schedule, dueAt: Date, now: Date): Promise<TickOutcome | null> {
+    // A paused schedule's ticks pass unstarted, so resuming it does not start the one it missed.
+    if (schedule.paused) {
+      await this.#deps.store.markScheduleDue(schedule.id, dueAt);
+      return null;
+    }
+    const outcome = (await this.#deps.tokenActive(schedule.owner.tokenId))
+      ? await this.#start(schedule, dueAt, now)
+      : {
+          kind: 'refused' as const,
+          schedule,
+          dueAt,
+          error: new CrewdError('UNAUTHORIZED', 'The token that made this schedule was revoked'),
+        };
+    // Marked whatever the outcome: a tick the crew refuses is reported once, not tried again each second.
+    await this.#deps.store.markScheduleDue(schedule.id, dueAt);
+    this.#deps.onTick(outcome);
+    return outcome;
+  }
+
+  /** The latest tick after the one last started (or after the schedule was made), up to now. */
+  #dueTick(schedule: Schedule, now: Date): Date | null {
+    const key = `${schedule.timezone} ${schedule.cron}`;
+    let times = this.#times.get(key);
+    if (times === undefined) {
+      try {
+        times = cronTimes(schedule.cron, schedule.timezone);
+      } catch {
+        // Checked when the schedule was made; a time zone a later runtime no longer knows stops only this one.
+        return null;
+      }
+      if (this.#times.size >= 10_000) this.#times.clear();
+      this.#times.set(key, times);
+    }
+    return times.latestDue(schedule.lastDueAt ?? schedule.createdAt, now);
   }
 
   async #start(schedule: Schedule, dueAt: Date, now: Date): Promise<TickOutcome> {
@@ -111,18 +141,5 @@ export class Scheduler {
       }
       throw error;
     }
-  }
-}
-
-/** The latest tick after the one last started (or after the schedule was made), up to now. */
-function dueTick(schedule: Schedule, now: Date): Date | null {
-  try {
-    return cronTimes(schedule.cron, schedule.timezone).latestDue(
-      schedule.lastDueAt ?? schedule.createdAt,
-      now,
-    );
-  } catch {
-    // Checked when the schedule was made; a time zone a later runtime no longer knows stops only this schedule.
-    return null;
   }
 }
