@@ -82,6 +82,12 @@ const plans: readonly FigurePlan[] = [
     env: { BENCH_STORE: 'postgres' },
     target: '<= 1.5x of 1,000 stored',
   },
+  {
+    id: '15',
+    name: '15 schedules, 2 processes, PostgreSQL',
+    script: 'schedules.ts',
+    target: '= 1',
+  },
 ];
 
 const { values } = parseArgs({

@@ -31,6 +31,10 @@ import { registerExecutionRoutes } from './routes/execution-routes.ts';
 import { registerOperationsRoutes } from './routes/operations-routes.ts';
 import { registerOutputFileRoute } from './routes/output-file-route.ts';
 import type { RouteContext } from './routes/route-context.ts';
+import { registerScheduleRoutes } from './routes/schedule-routes.ts';
+import { registerTriggerRoutes } from './routes/trigger-routes.ts';
+import type { ScheduleService } from '../service/schedule-service.ts';
+import type { TriggerService } from '../service/trigger-service.ts';
 
 export interface ServerDeps {
   readonly service: ExecutionService;
@@ -56,6 +60,10 @@ export interface ServerDeps {
   readonly connectionLimits?: Partial<ConnectionLimits>;
   /** Reads back tasks' `output_file`s for download; without it the download route is absent. */
   readonly outputFiles?: OutputFileReader;
+  /** The crew's schedules (`/schedules`); without it those routes are absent. */
+  readonly schedules?: ScheduleService;
+  /** Events from other systems (`/triggers/<name>`); without it that route is absent. */
+  readonly triggers?: TriggerService;
 }
 
 /** 1 MiB: larger request bodies answer 413. */
@@ -160,6 +168,11 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   });
   registerCrewRoutes(app, context);
   registerExecutionRoutes(app, context);
+  if (deps.schedules !== undefined)
+    registerScheduleRoutes(app, { schedules: deps.schedules, clock: context.clock });
+  if (deps.triggers !== undefined) {
+    registerTriggerRoutes(app, { triggers: deps.triggers, authenticate: deps.authenticate });
+  }
   if (deps.outputFiles !== undefined) registerOutputFileRoute(app, { ...context, files: deps.outputFiles });
   registerConsoleApiRoutes(app, context);
   registerEventStreamRoute(app, {

@@ -40,6 +40,8 @@ export interface InProcessOptions extends CrewdOptions {
   readonly rateLimiter?: RateLimiter;
   /** `--allow-partial`: serve even when parts of the crew are left out or its MCP servers cannot be reached. */
   readonly allowPartial?: boolean;
+  /** How often schedules are looked at, in real time (default 1 s). */
+  readonly schedulePollMs?: number;
 }
 
 /** Starts crewd in this process on a free port, with the organization token `testToken`. */
@@ -53,6 +55,7 @@ export async function startCrewd(options: InProcessOptions): Promise<RunningServ
     logger: pino({ level: 'silent' }),
     clock: options.clock,
     rateLimiter: options.rateLimiter,
+    ...(options.schedulePollMs === undefined ? {} : { schedulePollMs: options.schedulePollMs }),
   });
 }
 
@@ -147,6 +150,7 @@ export function apiClient(baseUrl: string, token: string | null = testToken) {
     return { status: response.status, headers: response.headers, body: parsed } as ApiResponse;
   }
   return {
+    call,
     get: (path: string, headers?: Record<string, string>) => call('GET', path, undefined, headers),
     post: (path: string, body?: unknown, headers?: Record<string, string>) =>
       call('POST', path, body, headers),
