@@ -1,0 +1,66 @@
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { callerOf } from '../bearer-auth.ts';
+import { createCrewMcpServer } from '../mcp/crew-mcp-server.ts';
+import type { RouteContext, ZodApp } from './route-context.ts';
+
+const path = '/mcp';
+
+/**
+ * `{base_url}/mcp`: the crew as an MCP server over Streamable HTTP (CONTRACT §3.7), behind the same bearer tokens
+ * as every route. Paths are relative, so the module serves a crew at the root or under a prefix alike.
+ *
+ * Stateless: every POST gets a fresh server and transport, with no MCP session to keep. What a client follows lives
+ * in the store under an execution id, so any crewd process behind a load balancer answers any request, each request
+ * is authenticated on its own (a revoked token stops at the next call), and a restart loses nothing. Progress goes
+ * out on the tool call's own response stream, so the standalone GET stream a session would offer is not needed.
+ */
+export function registerMcpRoutes(app: ZodApp, context: RouteContext): void {
+  const { service, clock, metrics } = context;
+  // Ends waiting tool calls when the server closes, so shutdown does not wait out their bound.
+  const closing = new AbortController();
+  app.addHook('preClose', (done) => {
+    closing.abort();
+    done();
+  });
+
+  app.post(
+    path,
+    { schema: { summary: 'MCP server (Streamable HTTP)', hide: true } },
+    async (request, reply) => {
+      const server = createCrewMcpServer({
+        service,
+        clock,
+        caller: callerOf(request),
+        closing: closing.signal,
+        onServerFault: (error) => request.log.error({ err: error }, 'MCP tool call failed'),
+      });
+      const transport = new StreamableHTTPServerTransport({});
+      reply.hijack();
+      reply.raw.on('close', () => {
+        metrics.observeHttpRequest('POST', path, reply.raw.statusCode, reply.elapsedTime / 1000);
+        // Aborts a waiting tool call whose client went away.
+        void server.close();
+      });
+      await server.connect(transport);
+      await transport.handleRequest(request.raw, reply.raw, request.body);
+    },
+  );
+
+  // Without sessions there is no stream to open or session to end: MCP clients take 405 as "not offered".
+  const notOffered = {
+    error: 'Method Not Allowed',
+    message: `${path} takes POST requests only`,
+    code: 'METHOD_NOT_ALLOWED',
+  };
+  for (const method of ['GET', 'DELETE'] as const) {
+    app.route({
+      method,
+      url: path,
+      schema: { hide: true },
+      handler: async (request, reply) => {
+        callerOf(request);
+        return reply.code(405).header('allow', 'POST').send(notOffered);
+      },
+    });
+  }
+}
