@@ -11,7 +11,7 @@ import { apiClient, crewsDir, startCrewd, tempDatabase, testToken } from '../sup
 import { startFakeOpenAI, type FakeOpenAIServer } from '../support/fake-openai-server.ts';
 import { HeldPrompts } from '../support/held-prompts.ts';
 import { heldNumberedAnswers } from '../support/model-requests.ts';
-import { hangAfterMs } from '../support/until.ts';
+import { hangAfterMs, until } from '../support/until.ts';
 import { userCrew } from '../support/user-crew.ts';
 
 const held = new HeldPrompts();
@@ -108,6 +108,7 @@ describe('the MCP server at {base_url}/mcp', () => {
     );
     const status = tools.find((tool) => tool.name === 'status')!;
     expect(status.inputSchema.required).toEqual(['kickoff_id']);
+    expect(Object.keys(status.inputSchema.properties ?? {})).toEqual(['kickoff_id', 'wait_seconds']);
     expect(status.annotations?.readOnlyHint).toBe(true);
   });
 
@@ -304,5 +305,36 @@ describe('the MCP server at {base_url}/mcp', () => {
     }
     // The SDK's client sees the refusal as what it is.
     await expect(connect(review, 'not-a-token')).rejects.toMatchObject({ code: 401 });
+  });
+
+  it('answers a waiting kickoff at once when crewd shuts down; the execution finishes and is there after a restart', async () => {
+    const database = tempDatabase();
+    const crewDir = userCrew(join(crewsDir, 'plain-crew'));
+    // A long grace period: only the shutdown itself can end the wait.
+    const env = { CREWD_SHUTDOWN_GRACE_MS: '3600000' };
+    const first = await startCrewd({ crewDir, database, modelUrl: model.url, env });
+    held.hold('Outline a note about gannets');
+    const client = await connect(first);
+    const waiting = call(client, 'kickoff', { topic: 'gannets', ...waitLong });
+    await until(() =>
+      model.requests.some((request) => JSON.stringify(request.body).includes('about gannets')),
+    );
+
+    const closed = first.close();
+    const answer = structured(await waiting);
+    expect(answer.state).toBe('RUNNING');
+    held.letGo('Outline a note about gannets');
+    await closed;
+
+    const second = await startCrewd({ crewDir, database, modelUrl: model.url });
+    try {
+      const later = await connect(second);
+      // Recovered by the new process; status follows it to the end.
+      const status = structured(await call(later, 'status', { kickoff_id: answer.kickoff_id, ...waitLong }));
+      expect(status).toMatchObject({ kickoff_id: answer.kickoff_id, state: 'SUCCESS' });
+      expect(status.tasks).toHaveLength(3);
+    } finally {
+      await second.close();
+    }
   });
 });

@@ -33,16 +33,17 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 const kib = (bytes: number): string => `${bytes / 1024} KiB`;
 const jsonBytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(value));
 
-const waitSecondsSchema = z
-  .number()
-  .int()
-  .min(0)
-  .max(mcpWaitSeconds.max)
-  .optional()
-  .describe(
-    `Seconds to wait for the execution to finish or pause for review (default ${mcpWaitSeconds.default}, ` +
-      `at most ${mcpWaitSeconds.max}; 0 answers at once). It keeps running after the wait either way.`,
-  );
+const waitSecondsSchema = (defaultSeconds: number) =>
+  z
+    .number()
+    .int()
+    .min(0)
+    .max(mcpWaitSeconds.max)
+    .optional()
+    .describe(
+      `Seconds to wait for the execution to finish or pause for review (default ${defaultSeconds}, ` +
+        `at most ${mcpWaitSeconds.max}; 0 answers at once). It keeps running after the wait either way.`,
+    );
 
 const resumeResultSchema = z.object({
   status: z.enum(['resumed', 'retrying', 'completed']),
@@ -113,7 +114,7 @@ export function createCrewMcpServer(options: CrewMcpServerOptions): McpServer {
   // A crew input of the same name wins: the wait then takes its default.
   const offersWait = !inputNames.includes('wait_seconds');
   const kickoffSchema = z.object({
-    ...(offersWait ? { wait_seconds: waitSecondsSchema } : {}),
+    ...(offersWait ? { wait_seconds: waitSecondsSchema(mcpWaitSeconds.default) } : {}),
     ...inputShape,
   });
 
@@ -164,12 +165,16 @@ export function createCrewMcpServer(options: CrewMcpServerOptions): McpServer {
       title: 'Execution status',
       description:
         "An execution's status, as GET /status/{kickoff_id} answers it: state, result, progress, task outputs " +
-        'and the pending review.',
-      inputSchema: { kickoff_id: z.string().min(1).describe('The id kickoff answered') },
+        'and the pending review; with wait_seconds, once it finishes or pauses (or the wait ends).',
+      inputSchema: {
+        kickoff_id: z.string().min(1).describe('The id kickoff answered'),
+        wait_seconds: waitSecondsSchema(0),
+      },
       outputSchema: statusViewSchema,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    ({ kickoff_id }) => run(async () => toolResult(view(await service.get(kickoff_id, caller)))),
+    ({ kickoff_id, wait_seconds }, extra) =>
+      run(async () => toolResult(view(await settle(kickoff_id, wait_seconds ?? 0, extra)))),
   );
 
   server.registerTool(
@@ -191,7 +196,7 @@ export function createCrewMcpServer(options: CrewMcpServerOptions): McpServer {
           )
           .describe('Added to the context of later tasks, or of the retried task; may be empty'),
         is_approve: z.boolean().describe('true continues; false runs the task again with the feedback'),
-        wait_seconds: waitSecondsSchema,
+        wait_seconds: waitSecondsSchema(mcpWaitSeconds.default),
       },
       outputSchema: resumeResultSchema,
       annotations: {
@@ -223,6 +228,7 @@ export function createCrewMcpServer(options: CrewMcpServerOptions): McpServer {
   return server;
 }
 
+/** The wait a tool was given, or the default. */
 function waitSeconds(value: unknown): number {
   return typeof value === 'number' ? value : mcpWaitSeconds.default;
 }
