@@ -303,6 +303,14 @@ describe('the MCP server at {base_url}/mcp', () => {
         code: 'UNAUTHORIZED',
       });
     }
+    // Without sessions there is no stream to open: a token gets 405, in the error shape, and no token 401.
+    const stream = await fetch(`${review.url}/mcp`, {
+      headers: { authorization: `Bearer ${testToken}`, accept: 'text/event-stream' },
+    });
+    expect(stream.status).toBe(405);
+    expect(stream.headers.get('allow')).toBe('POST');
+    expect(await stream.json()).toMatchObject({ code: 'METHOD_NOT_ALLOWED' });
+    expect((await fetch(`${review.url}/mcp`, { method: 'DELETE' })).status).toBe(401);
     // The SDK's client sees the refusal as what it is.
     await expect(connect(review, 'not-a-token')).rejects.toMatchObject({ code: 401 });
   });
