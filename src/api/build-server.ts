@@ -163,7 +163,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   registerExecutionRoutes(app, context);
   if (deps.outputFiles !== undefined) registerOutputFileRoute(app, { ...context, files: deps.outputFiles });
   registerConsoleApiRoutes(app, context);
-  registerMcpRoutes(app, context);
+  registerMcpRoutes(app, { ...context, authenticate: deps.authenticate });
   registerEventStreamRoute(app, {
     ...context,
     heartbeatMs: deps.heartbeatMs ?? 15_000,

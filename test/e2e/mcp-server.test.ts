@@ -278,6 +278,25 @@ describe('the MCP server at {base_url}/mcp', () => {
     expect(structured(await call(org, 'status', { kickoff_id: paused.kickoff_id })).state).toBe('PAUSED');
   });
 
+  it('ends a waiting call with the 401 body once its token is revoked', async () => {
+    const tokens = createTokenService({ store: reviewStore, clock: () => new Date() });
+    const carol = await tokens.create({ kind: 'user', userId: 'carol' });
+    held.hold('List three facts about pianos');
+    const client = await connect(review, carol.secret);
+    const waiting = call(client, 'kickoff', { product: 'pianos', audience: 'schools', ...waitLong });
+    await until(() =>
+      model.requests.some((request) => JSON.stringify(request.body).includes('facts about pianos')),
+    );
+
+    await tokens.revoke(carol.record.id);
+    expect(errorBody(await waiting)).toEqual({
+      error: 'Unauthorized',
+      message: 'Invalid or missing bearer token',
+      code: 'UNAUTHORIZED',
+    });
+    held.letGo('List three facts about pianos');
+  });
+
   it('refuses requests without a valid bearer token with the contract 401 body', async () => {
     const initialize = {
       jsonrpc: '2.0',

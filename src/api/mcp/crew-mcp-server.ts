@@ -2,7 +2,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { CrewdError } from '../../domain/errors.ts';
+import { CrewdError, isCrewdError } from '../../domain/errors.ts';
 import { noWebhooks } from '../../domain/execution.ts';
 import type { Execution } from '../../domain/execution.ts';
 import type { Caller, ExecutionService } from '../../service/execution-service.ts';
@@ -22,8 +22,11 @@ export interface CrewMcpServerOptions {
   readonly clock: () => Date;
   /** Whose request this is: every tool acts as this caller, so user tokens reach only their own executions. */
   readonly caller: Caller;
-  /** Aborted when crewd shuts down: waiting tools answer at once with the execution as it stands. */
-  readonly closing: AbortSignal;
+  /**
+   * Ends waits early: aborted when crewd shuts down (the tool answers with the execution as it stands), or with the
+   * 401 `CrewdError` once the caller's token is revoked (the tool answers that error).
+   */
+  readonly interrupt: AbortSignal;
   /** Told of tool failures that are crewd's own (status 500 and up); clients get only the contract's message. */
   readonly onServerFault: (error: unknown, status: number) => void;
 }
@@ -57,7 +60,7 @@ const resumeResultSchema = z.object({
  * everywhere else, and recovered after a restart.
  */
 export function createCrewMcpServer(options: CrewMcpServerOptions): McpServer {
-  const { service, clock, caller, closing, onServerFault } = options;
+  const { service, clock, caller, interrupt, onServerFault } = options;
   const crew = service.crew;
   const server = new McpServer(
     { name: 'crewd', title: crew.name, version: '1.0.0' },
@@ -98,12 +101,14 @@ export function createCrewMcpServer(options: CrewMcpServerOptions): McpServer {
               .sendNotification({ method: 'notifications/progress', params: { progressToken, ...update } })
               .catch(() => undefined);
           });
-    const signal = AbortSignal.any([extra.signal, closing, AbortSignal.timeout(seconds * 1000)]);
+    const signal = AbortSignal.any([extra.signal, interrupt, AbortSignal.timeout(seconds * 1000)]);
     const waitOptions: WaitOptions =
       progress === null
         ? { ...from, signal }
         : { ...from, signal, onStart: progress.started, onEvent: progress.onEvent };
-    return waitUntilSettled(service, executionId, caller, waitOptions);
+    const execution = await waitUntilSettled(service, executionId, caller, waitOptions);
+    if (isCrewdError(interrupt.reason)) throw interrupt.reason;
+    return execution;
   };
 
   const inputNames = crew.requiredInputs;

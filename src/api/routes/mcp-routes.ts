@@ -1,7 +1,16 @@
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { callerOf } from '../bearer-auth.ts';
+import { bearerToken, callerOf } from '../bearer-auth.ts';
+import type { Authenticate } from '../bearer-auth.ts';
 import { createCrewMcpServer } from '../mcp/crew-mcp-server.ts';
+import { defaultTokenRecheckMs, watchStreamToken } from '../stream-token-watch.ts';
 import type { RouteContext, ZodApp } from './route-context.ts';
+
+export interface McpRouteContext extends RouteContext {
+  /** Checks a waiting call's token again, so a revoked token loses its waits as fast as its streams. */
+  readonly authenticate: Authenticate;
+  /** How often a waiting call's token is checked again (default as for event streams). */
+  readonly tokenRecheckMs?: number;
+}
 
 const path = '/mcp';
 
@@ -14,8 +23,9 @@ const path = '/mcp';
  * is authenticated on its own (a revoked token stops at the next call), and a restart loses nothing. Progress goes
  * out on the tool call's own response stream, so the standalone GET stream a session would offer is not needed.
  */
-export function registerMcpRoutes(app: ZodApp, context: RouteContext): void {
-  const { service, clock, metrics } = context;
+export function registerMcpRoutes(app: ZodApp, context: McpRouteContext): void {
+  const { service, clock, metrics, authenticate } = context;
+  const tokenRecheckMs = context.tokenRecheckMs ?? defaultTokenRecheckMs;
   // Ends waiting tool calls when the server closes, so shutdown does not wait out their bound.
   const closing = new AbortController();
   app.addHook('preClose', (done) => {
@@ -27,17 +37,28 @@ export function registerMcpRoutes(app: ZodApp, context: RouteContext): void {
     path,
     { schema: { summary: 'MCP server (Streamable HTTP)', hide: true } },
     async (request, reply) => {
+      const caller = callerOf(request);
+      // A wait can outlast the token: once it is revoked, the call ends with the 401 body.
+      const revoked = new AbortController();
+      const token = watchStreamToken({
+        authenticate,
+        secret: bearerToken(request.headers.authorization) ?? '',
+        intervalMs: tokenRecheckMs,
+        onRevoked: (error) => revoked.abort(error),
+      });
       const server = createCrewMcpServer({
         service,
         clock,
-        caller: callerOf(request),
-        closing: closing.signal,
+        caller,
+        interrupt: AbortSignal.any([closing.signal, revoked.signal]),
         onServerFault: (error) => request.log.error({ err: error }, 'MCP tool call failed'),
       });
       const transport = new StreamableHTTPServerTransport({});
+      const route = request.routeOptions.url ?? path;
       reply.hijack();
       reply.raw.on('close', () => {
-        metrics.observeHttpRequest('POST', path, reply.raw.statusCode, reply.elapsedTime / 1000);
+        token.stop();
+        metrics.observeHttpRequest('POST', route, reply.raw.statusCode, reply.elapsedTime / 1000);
         // Aborts a waiting tool call whose client went away.
         void server.close();
       });
