@@ -297,6 +297,12 @@ describe('the MCP server at {base_url}/mcp', () => {
     held.letGo('List three facts about pianos');
   });
 
+  it('stays out of the REST API description, which describes JSON routes only', async () => {
+    const document = (await apiClient(review.url, null).get('/openapi.json')).body;
+    expect(document.paths['/kickoff']).toBeDefined();
+    expect(Object.keys(document.paths).filter((route) => route.includes('mcp'))).toEqual([]);
+  });
+
   it('refuses requests without a valid bearer token with the contract 401 body', async () => {
     const initialize = {
       jsonrpc: '2.0',
