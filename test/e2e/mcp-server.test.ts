@@ -249,10 +249,20 @@ describe('the MCP server at {base_url}/mcp', () => {
       message: expect.any(String),
       code: 'NOT_FOUND',
     });
-    const missing = await call(client, 'kickoff', { product: 'vases' });
-    expect(missing.isError).toBe(true);
-    expect(JSON.stringify(missing.content)).toContain('audience');
-    expect(JSON.stringify(missing.content)).not.toMatch(/\bat .*\.ts:\d+/);
+    expect(errorBody(await call(client, 'kickoff', { product: 'vases' }))).toEqual({
+      error: 'Validation Error',
+      message: 'Missing required inputs',
+      code: 'MISSING_INPUTS',
+      details: { missing_inputs: ['audience'] },
+    });
+    const badWait = await call(client, 'kickoff', {
+      product: 'vases',
+      audience: 'florists',
+      wait_seconds: -1,
+    });
+    expect(badWait.isError).toBe(true);
+    expect(JSON.stringify(badWait.content)).toContain('wait_seconds');
+    expect(JSON.stringify(badWait.content)).not.toMatch(/\bat .*\.[jt]s:\d+/);
   });
 
   it('lets a user token reach only the executions its user started, here as everywhere', async () => {

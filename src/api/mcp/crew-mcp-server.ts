@@ -2,7 +2,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { CrewdError, isCrewdError } from '../../domain/errors.ts';
+import { CrewdError, isCrewdError, MissingInputsError } from '../../domain/errors.ts';
 import { noWebhooks } from '../../domain/execution.ts';
 import type { Execution } from '../../domain/execution.ts';
 import type { Caller, ExecutionService } from '../../service/execution-service.ts';
@@ -114,7 +114,12 @@ export function createCrewMcpServer(options: CrewMcpServerOptions): McpServer {
   const inputNames = crew.requiredInputs;
   const inputShape: Record<string, z.ZodType> = {};
   for (const name of inputNames) {
-    inputShape[name] = z.string().describe(`Replaces {${name}} in the crew's agents and tasks`);
+    // Listed as a required string; one missing (or not a string) reaches the tool as undefined, so it answers the
+    // contract's "Missing required inputs" with their names, as POST /kickoff does, rather than a parser's text.
+    inputShape[name] = z
+      .string()
+      .catch(undefined as unknown as string)
+      .describe(`Replaces {${name}} in the crew's agents and tasks`);
   }
   // A crew input of the same name wins: the wait then takes its default.
   const offersWait = !inputNames.includes('wait_seconds');
@@ -143,6 +148,8 @@ export function createCrewMcpServer(options: CrewMcpServerOptions): McpServer {
     },
     (args: Record<string, unknown>, extra) =>
       run(async () => {
+        const missing = inputNames.filter((name) => typeof args[name] !== 'string');
+        if (missing.length > 0) throw new MissingInputsError(missing);
         const inputs: Record<string, unknown> = {};
         for (const name of inputNames) inputs[name] = args[name];
         if (jsonBytes(inputs) > requestFieldLimits.inputsBytes) {
