@@ -133,6 +133,10 @@ describe('the MCP server at {base_url}/mcp', () => {
     expect(listed.body.items.map((item: { kickoff_id: string }) => item.kickoff_id)).toContain(
       view.kickoff_id,
     );
+    // …and streamed: the finished execution's event log ends the stream with its end.
+    const events = await api.get(`/executions/${view.kickoff_id}/events`);
+    expect(events.status).toBe(200);
+    expect(events.body).toMatch(/event: ?task-start[\s\S]*event: ?execution-end/);
   });
 
   it('sends progress notifications, ever increasing, while the execution runs', async () => {
