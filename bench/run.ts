@@ -82,6 +82,7 @@ const plans: readonly FigurePlan[] = [
     env: { BENCH_STORE: 'postgres' },
     target: '<= 1.5x of 1,000 stored',
   },
+  { id: '12', name: '12 MCP kickoff to result', script: 'mcp-kickoff.ts', target: '<= 1.2x' },
   {
     id: '15',
     name: '15 schedules, 2 processes, PostgreSQL',

@@ -28,6 +28,7 @@ import { registerConsoleApiRoutes } from './routes/console-api-routes.ts';
 import { registerCrewRoutes } from './routes/crew-routes.ts';
 import { registerEventStreamRoute, serverClosing } from './routes/event-stream-route.ts';
 import { registerExecutionRoutes } from './routes/execution-routes.ts';
+import { registerMcpRoutes } from './routes/mcp-routes.ts';
 import { registerOperationsRoutes } from './routes/operations-routes.ts';
 import { registerOutputFileRoute } from './routes/output-file-route.ts';
 import type { RouteContext } from './routes/route-context.ts';
@@ -175,6 +176,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   }
   if (deps.outputFiles !== undefined) registerOutputFileRoute(app, { ...context, files: deps.outputFiles });
   registerConsoleApiRoutes(app, context);
+  registerMcpRoutes(app, { ...context, authenticate: deps.authenticate });
   registerEventStreamRoute(app, {
     ...context,
     heartbeatMs: deps.heartbeatMs ?? 15_000,
