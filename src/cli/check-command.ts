@@ -26,13 +26,21 @@ export function registerCheckCommand(program: Command, context: CliContext): voi
         drop: () => undefined,
         allowPartial: true,
         defaultModel: env.MODEL === '' ? undefined : env.MODEL,
-        tools: { workspaceRoot: workspaceRoot(defaultDatabasePath), crewdState: crewdStatePaths(defaultDatabasePath) },
+        tools: {
+          workspaceRoot: workspaceRoot(defaultDatabasePath),
+          crewdState: crewdStatePaths(defaultDatabasePath),
+        },
         check: false,
       });
       const { crew, models, tools, defaultModel, dropped } = runtime;
       let report: ReturnType<typeof migrationReport>;
       try {
         report = migrationReport(crew, { warnings, dropped }, { models, tools, defaultModel });
+        for (const status of tools.statuses()) {
+          if (status.listing === undefined) continue;
+          const lines = status.listing.map((line) => `  - ${line}`).join('\n');
+          report = { ...report, text: `${report.text}\n${status.label}:\n${lines}\n` };
+        }
         const down = tools.statuses().filter((status) => !status.up);
         for (const status of down) {
           report = {

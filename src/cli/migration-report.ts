@@ -1,4 +1,4 @@
-import { defaultGuardrailMaxRetries } from '../domain/crew.ts';
+import { defaultGuardrailMaxRetries, positionalArgumentsKey } from '../domain/crew.ts';
 import type { AgentDefinition, CrewDefinition, TaskDefinition } from '../domain/crew.ts';
 import { findGuardrail } from '../engine/guardrails.ts';
 import type { ModelResolver } from '../llm/chat-model.ts';
@@ -158,7 +158,11 @@ function describeTools(
 /** A tool as crew.py instantiates it: `FileReadTool(file_path="notes.txt")`. */
 function withPresets(name: string, presets: Readonly<Record<string, unknown>> | undefined): string {
   if (presets === undefined || Object.keys(presets).length === 0) return name;
-  const settings = Object.entries(presets).map(([key, value]) => `${key}=${JSON.stringify(value)}`);
+  const { [positionalArgumentsKey]: positional, ...named } = presets;
+  const settings = [
+    ...(Array.isArray(positional) ? positional.map((value) => JSON.stringify(value)) : []),
+    ...Object.entries(named).map(([key, value]) => `${key}=${JSON.stringify(value)}`),
+  ];
   return `${name}(${settings.join(', ')})`;
 }
 
