@@ -95,7 +95,7 @@ export class PythonToolSource implements ToolSource {
         this.#lastFailure = undefined;
         return;
       }
-      throw refusal(custom, `the Python that runs it, ${this.#interpreterText()}, ${messageOf(error)}`);
+      throw refusal(custom, `${this.#interpreterText()} cannot run it: ${messageOf(error)}`);
     }
     try {
       for (const instance of instances) {
