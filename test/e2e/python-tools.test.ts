@@ -1,4 +1,6 @@
-import { resolve } from 'node:path';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withProjectEnv } from '../../src/crew/project-env.ts';
 import type { RunningServer } from '../../src/main.ts';
@@ -216,6 +218,60 @@ describe('Pydantic 1 (Debian’s Python)', () => {
       'The text whose words are counted',
     );
     expect(counter.function.parameters.required).toEqual(['text']);
+  });
+});
+
+describe("crewAI's own tools where the project's Python has crewai_tools", () => {
+  let crewd: RunningServer;
+
+  beforeAll(async () => {
+    // A crewai_tools of the project's Python: its FileReadTool answers with what it was built with.
+    const sitePackages = mkdtempSync(join(tmpdir(), 'crewd-site-packages-'));
+    mkdirSync(join(sitePackages, 'crewai_tools'));
+    writeFileSync(
+      join(sitePackages, 'crewai_tools', '__init__.py'),
+      [
+        'from crewai.tools import BaseTool',
+        '',
+        '',
+        'class FileReadTool(BaseTool):',
+        '    name: str = "Read a file\'s content"',
+        '    description: str = "Reads a file."',
+        '    file_path: str = ""',
+        '',
+        '    def _run(self) -> str:',
+        '        return f"crewai_tools read {self.file_path}"',
+        '',
+      ].join('\n'),
+    );
+    const dir = userCrew(resolve(import.meta.dirname, '../fixtures/crewai-projects/reading_room'));
+    crewd = await startCrewd({
+      crewDir: dir,
+      modelUrl: model.url,
+      env: { PATH: process.env.PATH ?? '', PYTHONPATH: sitePackages, MODEL: 'openai/gpt-4o-mini' },
+    });
+  });
+
+  afterAll(async () => {
+    await crewd.close();
+  });
+
+  it("builds and runs them there, with crew.py's arguments, instead of crewd's built-in tools", async () => {
+    const toolName = 'read_a_files_content';
+    model.enqueue(
+      { toolCalls: [{ name: toolName, arguments: {} }] },
+      { content: 'First read.' },
+      { toolCalls: [{ name: toolName, arguments: {} }] },
+      { content: 'Second read.' },
+    );
+    const api = apiClient(crewd.url);
+    const before = model.requests.length;
+    const kickoff = await api.post('/kickoff', { inputs: { subject: 'the wing' } });
+    const done = await api.waitForState(kickoff.body.kickoff_id as string, ['SUCCESS', 'FAILED']);
+
+    expect(done.body.state).toBe('SUCCESS');
+    const results = model.requests.slice(before).flatMap((request) => toolResultText(request) ?? []);
+    expect(results).toEqual(['crewai_tools read notes/minutes.txt', 'crewai_tools read notes/budget.txt']);
   });
 });
 
