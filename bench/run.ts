@@ -82,6 +82,7 @@ const plans: readonly FigurePlan[] = [
     env: { BENCH_STORE: 'postgres' },
     target: '<= 1.5x of 1,000 stored',
   },
+  { id: '12', name: '12 Python tool call', script: 'python-tool-call.ts', target: '<= 2 ms' },
 ];
 
 const { values } = parseArgs({
