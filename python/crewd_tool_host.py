@@ -193,7 +193,11 @@ def main():
             workers.submit(_call, request)
         elif request.get("op") == "ping":
             _send({"id": request["id"], "ok": True})
-    # stdin closed: crewd is done with this host; calls under way finish (crewd kills a host that takes too long).
+    # stdin closed: crewd is done with this host, or has died. Calls under way get a moment to finish; one that hangs
+    # must not keep the host alive with nobody left to answer.
+    deadline = threading.Timer(2.0, os._exit, (0,))
+    deadline.daemon = True
+    deadline.start()
     workers.shutdown(wait=True)
     os._exit(0)
 

@@ -1,10 +1,10 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withProjectEnv } from '../../src/crew/project-env.ts';
 import type { RunningServer } from '../../src/main.ts';
-import { apiClient, startCrewd } from '../support/crewd.ts';
+import { apiClient, spawnCrewd, startCrewd } from '../support/crewd.ts';
 import {
   startFakeOpenAI,
   type FakeOpenAIServer,
@@ -274,6 +274,46 @@ describe("crewAI's own tools where the project's Python has crewai_tools", () =>
     expect(results).toEqual(['crewai_tools read notes/minutes.txt', 'crewai_tools read notes/budget.txt']);
   });
 });
+
+describe('after crewd is killed', () => {
+  it('its Python tool host does not linger, even with a call that never ends', async () => {
+    const dir = userCrew(project);
+    const crewd = await spawnCrewd({
+      crewDir: dir,
+      modelUrl: model.url,
+      env: { MODEL: 'openai/gpt-4o-mini', CREWD_PYTHON_TOOL_TIMEOUT: '3600' },
+    });
+    try {
+      const topic = `call slow_tool {"label": "forever"} (execution ${++executions})`;
+      await apiClient(crewd.url).post('/kickoff', { inputs: { topic } });
+      await until(() => hostsOf(dir).length === 1);
+      // The tool prints as it starts waiting; crewd logs what its tools print.
+      await until(() => crewd.output().includes('waiting forever on forever'));
+      crewd.child.kill('SIGKILL');
+      await crewd.exited;
+
+      await until(() => hostsOf(dir).length === 0);
+    } finally {
+      crewd.child.kill('SIGKILL');
+    }
+  });
+});
+
+/** The Python tool hosts running for the project at `dir`, by their command line. */
+function hostsOf(dir: string): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+        const state = /^State:\s+(\S)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+        return state !== 'Z' && command.includes('crewd_tool_host.py') && command.includes(dir);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
 
 function isRunning(pid: number): boolean {
   try {
