@@ -58,6 +58,7 @@ export class PythonToolSource implements ToolSource {
   readonly #byName = new Map<string, Tool>();
   readonly #instances: Instance[] = [];
   readonly #retired = new Set<PythonHost>();
+  readonly #crewaiNames = new Map<string, string>();
   #interpreter: PythonInterpreter | undefined;
   #host: PythonHost | undefined;
   #starting: Promise<PythonHost> | undefined;
@@ -157,7 +158,7 @@ export class PythonToolSource implements ToolSource {
       const where =
         reference?.origin ?? `${reference?.module ?? 'crewai_tools'}.${reference?.attribute ?? name}`;
       const offered = tool.modelName === undefined ? '' : `, offered to the model as ${tool.modelName}`;
-      return `${name} ("${tool.name}"${offered}) at ${where}`;
+      return `${name} ("${this.#crewaiNames.get(name) ?? name}"${offered}) at ${where}`;
     });
     lines.push(`run by ${this.#interpreterText()}${this.#runtime === undefined ? '' : `: ${this.#runtime}`}`);
     return lines;
@@ -179,15 +180,17 @@ export class PythonToolSource implements ToolSource {
     return interpreter === undefined ? 'python' : `${interpreter.command} (from ${interpreter.source})`;
   }
 
+  /** `crewaiName` is the tool's own `name`: the model is offered it as crewAI offers it; steps use crew.py's. */
   #tool(
     instance: Instance,
-    toolName: string,
+    crewaiName: string,
     description: string,
     schema: Record<string, unknown> | undefined,
   ): Tool {
+    this.#crewaiNames.set(instance.name, crewaiName);
     return {
-      name: toolName,
-      modelName: crewaiToolName(toolName),
+      name: instance.name,
+      modelName: crewaiToolName(crewaiName),
       ...(Object.keys(instance.presets).length === 0
         ? {}
         : { cacheKey: `${instance.name}(${canonicalJson(instance.presets)})` }),
