@@ -36,8 +36,19 @@ export function openCrewTools(
         allowPrivateTargets: env.CREWD_TOOLS_ALLOW_PRIVATE === '1',
       }),
       mcpServer: (name, config) => createMcpToolSource(name, config, { env, logger }),
-      python: (shadowedBy) =>
-        new PythonToolSource(crew, { crewDir, env, timeoutMs: pythonToolTimeoutMs(env), shadowedBy, logger }),
+      // Only a crew whose crew.py names Python tools has the source (and a line on /health/ready).
+      ...(crew.pythonTools === undefined
+        ? {}
+        : {
+            python: (shadowedBy) =>
+              new PythonToolSource(crew, {
+                crewDir,
+                env,
+                timeoutMs: pythonToolTimeoutMs(env),
+                shadowedBy,
+                logger,
+              }),
+          }),
     }),
   );
 }

@@ -159,6 +159,13 @@ describe("a crewAI project's Python tools, in the project's Python (Pydantic 2)"
     expect(orgToken.toolResult).toBe('<unset>');
   });
 
+  it('says on /health/ready that the Python tools are up', async () => {
+    const ready = await apiClient(crewd.url).get('/health/ready');
+
+    expect(ready.status).toBe(200);
+    expect(ready.body.tools).toContainEqual({ source: 'Python tools', up: true });
+  });
+
   it('starts the host again after it dies, and the next call runs', async () => {
     const before = await callTool(crewd, 'host_process', {});
     process.kill(Number(before.toolResult), 'SIGKILL');
