@@ -143,7 +143,7 @@ export interface PythonToolReference {
   readonly attribute: string;
   /** `class`: instantiated with crew.py's arguments; `function`: a `@tool` function, which is the tool itself. */
   readonly kind: 'class' | 'function';
-  /** `file:line` of the definition, for a project's own tool. */
+  /** `file:line` of the definition of a project's own tool; of the line of crew.py that builds a `crewai_tools` one. */
   readonly origin?: string;
   /** One of crewAI's own tools (`crewai_tools`): used only where the project's Python has it. */
   readonly builtin: boolean;

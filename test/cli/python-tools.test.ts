@@ -74,6 +74,28 @@ describe('crewd check with Python tools', () => {
     );
   });
 
+  it("refuses a crewai_tools tool the project's Python lacks and crewd has no built-in of", async () => {
+    const dir = projectWith('src/tool_bench/crew.py', (text) =>
+      text
+        .replace(
+          'from crewai.project import',
+          'from crewai_tools import CSVSearchTool\nfrom crewai.project import',
+        )
+        .replace(
+          '                host_process,\n',
+          '                host_process,\n                CSVSearchTool(csv="data.csv"),\n',
+        ),
+    );
+
+    const result = await runCrewd(['check', dir], { env });
+
+    expect(result.code).not.toBe(0);
+    expect(result.stderr).toContain('src/tool_bench/crew.py:line 36: Python tool CSVSearchTool: ');
+    expect(result.stderr).toContain(
+      "python3 (from PATH) has no crewai_tools with it (ModuleNotFoundError: No module named 'crewai_tools'), and crewd has no built-in tool of that name",
+    );
+  });
+
   it('refuses a tool class that cannot be built with the arguments crew.py gives it', async () => {
     const dir = projectWith('src/tool_bench/crew.py', (text) =>
       text.replace('WordCountTool("words", separator=" ")', 'WordCountTool(separator=" ")'),

@@ -217,7 +217,14 @@ class Demo:
         origin: 'src/demo/tools/lookup.py:5',
         builtin: false,
       },
-      CSVSearchTool: { module: 'crewai_tools', attribute: 'CSVSearchTool', kind: 'class', builtin: true },
+      // crewAI's own tool: where crew.py builds it.
+      CSVSearchTool: {
+        module: 'crewai_tools',
+        attribute: 'CSVSearchTool',
+        kind: 'class',
+        origin: 'src/demo/crew.py:14',
+        builtin: true,
+      },
     });
     expect(reading.dropped).toEqual([]);
   });

@@ -492,7 +492,13 @@ class CrewClassReader {
         };
       } else if (/^crewai_tools(\.|$)/.test(callee.module) && !callee.name.includes('.')) {
         // One of crewAI's own tools: run by the project's Python where it has crewai_tools.
-        this.#pythonTools[name] = { module: callee.module, attribute: name, kind: 'class', builtin: true };
+        this.#pythonTools[name] = {
+          module: callee.module,
+          attribute: name,
+          kind: 'class',
+          origin: `${this.module.file}:${lineOf(value.node)}`,
+          builtin: true,
+        };
       }
       const settings: Record<string, unknown> = {};
       for (const [key, argument] of value.kwargs) {

@@ -6,6 +6,7 @@ import { positionalArgumentsKey } from '../../domain/crew.ts';
 import type { CrewDefinition, PythonToolReference } from '../../domain/crew.ts';
 import { CrewdError, CrewLoadError } from '../../domain/errors.ts';
 import type { Tool, ToolContext } from '../../engine/tool.ts';
+import { isBuiltinToolName } from '../builtin/builtin-tool-source.ts';
 import type { ToolSource, ToolSourceStatus } from '../tool-source.ts';
 import { crewaiToolName } from './crewai-tool-name.ts';
 import { hostEnvironment } from './host-environment.ts';
@@ -86,7 +87,7 @@ export class PythonToolSource implements ToolSource {
     try {
       host = await this.#start();
     } catch (error) {
-      const custom = instances.find((instance) => !instance.reference.builtin);
+      const custom = instances.find((instance) => !standsIn(instance));
       if (custom === undefined) {
         // Only crewAI's own tools were wanted from Python: crewd's TypeScript ones stand in.
         this.#options.logger?.info(
@@ -114,8 +115,15 @@ export class PythonToolSource implements ToolSource {
             this.#byName.set(instance.name, tool);
           continue;
         }
-        // A crewai_tools tool the project's Python does not have: crewd's TypeScript one stands in.
-        if (instance.reference.builtin && answer.absent === true) continue;
+        // A crewai_tools tool the project's Python does not have: crewd's TypeScript one stands in, if it has one.
+        if (answer.absent === true && standsIn(instance)) continue;
+        if (answer.absent === true) {
+          throw refusal(
+            instance,
+            `${this.#interpreterText()} has no crewai_tools with it (${answer.error}), and crewd has no built-in ` +
+              "tool of that name: install crewai-tools in the project's Python (crewai install) or set CREWD_PYTHON",
+          );
+        }
         const place =
           answer.file === undefined
             ? ''
@@ -326,6 +334,11 @@ function instancesOf(crew: CrewDefinition): Instance[] {
     for (const name of owner.tools ?? []) add(name, owner.toolArguments?.[name] ?? {});
   }
   return [...instances.values()];
+}
+
+/** Whether crewd's own built-in tool takes the place of a crewai_tools one the project's Python lacks. */
+function standsIn(instance: Instance): boolean {
+  return instance.reference.builtin && isBuiltinToolName(instance.name);
 }
 
 function instanceKey(name: string, presets: Readonly<Record<string, unknown>>): string {
