@@ -17,8 +17,12 @@ export async function pythonInterpreter(
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<PythonInterpreter> {
   const chosen = env.CREWD_PYTHON?.trim();
-  if (chosen !== undefined && chosen !== '') return { command: chosen, source: 'CREWD_PYTHON' };
-  for (const root of new Set(projectRoots)) {
+  if (chosen !== undefined && chosen !== '') {
+    // The host runs in the project root: a path given relative to where crewd started is made absolute first.
+    const command = chosen.includes('/') ? path.resolve(chosen) : chosen;
+    return { command, source: 'CREWD_PYTHON' };
+  }
+  for (const root of new Set(projectRoots.map((root) => path.resolve(root)))) {
     for (const candidate of [
       path.join(root, '.venv', 'bin', 'python'),
       path.join(root, '.venv', 'Scripts', 'python.exe'),

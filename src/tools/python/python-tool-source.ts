@@ -266,7 +266,7 @@ export class PythonToolSource implements ToolSource {
       host = await PythonHost.start({
         command: interpreter.command,
         script: hostScript,
-        config: { projectRoot, shim: shimDir, paths: [python.sourceRoot], maxResultChars },
+        config: { projectRoot, shim: shimDir, paths: [path.resolve(python.sourceRoot)], maxResultChars },
         env: hostEnvironment(this.#options.env),
         cwd: projectRoot,
         onStderrLine:
