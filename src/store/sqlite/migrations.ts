@@ -106,6 +106,15 @@ export const sqliteMigrations: readonly Migration[] = [
     name: 'outbox lease owner',
     sql: `ALTER TABLE outbox_messages ADD COLUMN lease_owner TEXT;`,
   },
+  {
+    version: 7,
+    name: 'executions by token',
+    // A token's waiting executions (its queue limit) and the start of its latest one (whose turn it is).
+    sql: `
+      CREATE INDEX executions_token_state ON executions (owner_token_id, state);
+      CREATE INDEX executions_token_started ON executions (owner_token_id, started_at);
+    `,
+  },
 ];
 
 /** Applies the migrations not yet recorded; `BEGIN IMMEDIATE` makes a second process wait, then find none. */
