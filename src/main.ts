@@ -221,6 +221,7 @@ async function wire(
     clock,
     lease,
     scanMs: config.claimScanMs,
+    ...(config.tokenConcurrency === undefined ? {} : { runningPerToken: config.tokenConcurrency }),
     onClaimed: (claimed) => {
       const taken = claimed.filter(
         (execution) => execution.takenFrom !== null && execution.takenFrom !== processId,
@@ -242,6 +243,11 @@ async function wire(
     newId: randomUUID,
     onCommitted,
     lease,
+    limits: {
+      ...(config.tokenConcurrency === undefined ? {} : { runningPerToken: config.tokenConcurrency }),
+      ...(config.queueLimit === undefined ? {} : { queuedPerToken: config.queueLimit }),
+    },
+    wakeClaims: () => claims.wake(),
   });
   const server = await buildServer({
     service,

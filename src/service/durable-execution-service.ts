@@ -2,6 +2,7 @@ import { checkInputs } from '../crew/placeholders.ts';
 import { hashJson } from '../domain/canonical-json.ts';
 import type { CrewDefinition } from '../domain/crew.ts';
 import { CrewdError } from '../domain/errors.ts';
+import { QueueFull, QueueFullError } from '../domain/queue-full-error.ts';
 import { isFinished, statesLeadingTo, type Execution, type WebhookTargets } from '../domain/execution.ts';
 import type { HumanFeedback } from '../domain/task-output.ts';
 import { approvalCompletes } from '../engine/execution-standing.ts';
@@ -45,7 +46,22 @@ export interface CrewServiceDeps {
   readonly lease: { readonly owner: string; readonly durationMs: number };
   /** How long an event stream waits for a publication or a nudge before reading the store anyway (default 1 s). */
   readonly eventPollMs?: number;
+  /** Fair shares among tokens (`CREWD_TOKEN_CONCURRENCY`, `CREWD_QUEUE_LIMIT`); none when absent. */
+  readonly limits?: ExecutionLimits;
+  /** Asks for a claim now: work was left waiting for one (under a limit per token, all new work is). */
+  readonly wakeClaims?: () => void;
 }
+
+/** Operator limits per token. */
+export interface ExecutionLimits {
+  /** Executions one token may have running at once; the rest wait as PENDING. */
+  readonly runningPerToken?: number;
+  /** Executions one token may have waiting; a kickoff past it is refused with 429. */
+  readonly queuedPerToken?: number;
+}
+
+/** Seconds a kickoff refused for a full queue is asked to wait: about the time a few executions take to start. */
+export const queueFullRetryAfterSeconds = 5;
 
 const defaultEventPollMs = 1000;
 const eventPageSize = 500;
@@ -88,7 +104,8 @@ export class DurableExecutionService implements ExecutionService {
    * the reservation released), so requests arriving together are never all promised the same free slot.
    */
   #leaseIfRoom(now: Date): { slot: Reservation; lease?: ExecutionLease } {
-    const slot = this.deps.dispatcher.reserve(1);
+    // Under a limit per token only a claim, which counts the token's running executions, may start work.
+    const slot = this.deps.dispatcher.reserve(this.deps.limits?.runningPerToken === undefined ? 1 : 0);
     if (slot.size === 0) return { slot };
     const { owner, durationMs } = this.deps.lease;
     return { slot, lease: { owner, until: new Date(now.getTime() + durationMs) } };
@@ -102,18 +119,27 @@ export class DurableExecutionService implements ExecutionService {
         : hashJson({ inputs: request.inputs, meta: request.meta, webhooks: request.webhooks });
     const createdAt = this.deps.clock();
     const { slot, lease } = this.#leaseIfRoom(createdAt);
+    const queueLimit = this.deps.limits?.queuedPerToken;
     try {
-      const result = await this.deps.store.createExecution({
-        id: this.deps.newId(),
-        inputs: request.inputs,
-        meta: request.meta,
-        webhooks: request.webhooks,
-        owner: { tokenId: request.caller.tokenId, userId: request.caller.userId },
-        idempotencyKey: request.idempotencyKey,
-        requestHash,
-        createdAt,
-        ...(lease === undefined ? {} : { lease }),
-      });
+      const result = await this.deps.store
+        .createExecution({
+          id: this.deps.newId(),
+          inputs: request.inputs,
+          meta: request.meta,
+          webhooks: request.webhooks,
+          owner: { tokenId: request.caller.tokenId, userId: request.caller.userId },
+          idempotencyKey: request.idempotencyKey,
+          requestHash,
+          createdAt,
+          ...(lease === undefined ? {} : { lease }),
+          ...(queueLimit === undefined ? {} : { queueLimit }),
+        })
+        .catch((error: unknown) => {
+          if (error instanceof QueueFull && queueLimit !== undefined) {
+            throw new QueueFullError(queueLimit, queueFullRetryAfterSeconds);
+          }
+          throw error;
+        });
       if (!result.created && result.requestHash !== requestHash) {
         throw new CrewdError(
           'IDEMPOTENCY_CONFLICT',
@@ -121,6 +147,7 @@ export class DurableExecutionService implements ExecutionService {
         );
       }
       if (result.created && lease !== undefined) slot.submit(result.execution.id);
+      if (result.created && lease === undefined) this.deps.wakeClaims?.();
       return { kickoffId: result.execution.id };
     } finally {
       slot.release();
@@ -226,6 +253,7 @@ export class DurableExecutionService implements ExecutionService {
         ...(lease === undefined ? {} : { lease }),
       });
       if (lease !== undefined) slot.submit(execution.id);
+      else this.deps.wakeClaims?.();
     } finally {
       slot.release();
     }
