@@ -17,6 +17,7 @@ import { createLocalDispatcher } from './service/dispatcher.ts';
 import { followOtherProcesses } from './service/cross-process-changes.ts';
 import { EventHub } from './service/event-hub.ts';
 import { ExecutionClaims } from './service/execution-claims.ts';
+import { ReviewDeadlines } from './service/review-deadlines.ts';
 import { ExecutionRunner } from './service/execution-runner.ts';
 import { Notifications } from './service/notifications.ts';
 import { createTokenService, type TokenService } from './service/token-service.ts';
@@ -289,6 +290,27 @@ async function wire(
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   await lifecycle.start(webhookWorkerPart(worker));
   await lifecycle.start(executionsPart({ claims, runner, dispatcher, graceMs: config.shutdownGraceMs }));
+  // Reviews whose deadlines passed, the ones that passed while no process ran included, are answered from here on.
+  await lifecycle.open(
+    'review deadlines',
+    () => {
+      const deadlines = new ReviewDeadlines({
+        store,
+        clock,
+        answer: (executionId) => service.answerOnDeadline(executionId),
+        scanMs: config.claimScanMs,
+        onAnswered: (executionId) => logger.info({ executionId }, 'answered a review whose deadline passed'),
+        onError: (error) =>
+          quietDuringOutages('review deadlines', error, 'could not answer review deadlines'),
+      });
+      deadlines.start();
+      return Promise.resolve(deadlines);
+    },
+    (deadlines) => {
+      deadlines.stop();
+      return Promise.resolve();
+    },
+  );
   await lifecycle.open(
     'retention',
     () =>

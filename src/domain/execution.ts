@@ -1,4 +1,5 @@
 import type { AgentStep } from './events.ts';
+import type { DueReview } from './review-deadline.ts';
 import type { HumanFeedback, TaskOutput } from './task-output.ts';
 import type { TokenUsage } from './usage.ts';
 
@@ -88,6 +89,8 @@ export interface PendingHumanInput {
   readonly taskId: string;
   readonly attempt: number;
   readonly output: TaskOutput;
+  /** When the review is answered without a person, and how; absent when it waits for one however long. */
+  readonly deadline?: DueReview;
 }
 
 /** Who started an execution: user tokens see only their own. */

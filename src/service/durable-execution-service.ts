@@ -3,7 +3,13 @@ import { hashJson } from '../domain/canonical-json.ts';
 import type { CrewDefinition } from '../domain/crew.ts';
 import { CrewdError } from '../domain/errors.ts';
 import { QueueFull, QueueFullError } from '../domain/queue-full-error.ts';
-import { isFinished, statesLeadingTo, type Execution, type WebhookTargets } from '../domain/execution.ts';
+import {
+  isFinished,
+  statesLeadingTo,
+  type Execution,
+  type PendingHumanInput,
+  type WebhookTargets,
+} from '../domain/execution.ts';
 import type { HumanFeedback } from '../domain/task-output.ts';
 import { approvalCompletes } from '../engine/execution-standing.ts';
 import type {
@@ -11,6 +17,7 @@ import type {
   ExecutionChange,
   ExecutionLease,
   ExecutionPage,
+  NewOutboxMessage,
   StoredExecutionEvent,
   Store,
 } from '../store/store.ts';
@@ -203,6 +210,46 @@ export class DurableExecutionService implements ExecutionService {
       // Like the task, step and crew URLs: a stream not given again on /resume gets nothing more.
       ...(request.events === null ? {} : { events: request.events }),
     };
+    const answered = await this.#answerReview(execution, pending, feedback, webhooks);
+    if (answered === null) throw notPending();
+    return answered;
+  }
+
+  /**
+   * Answers a review whose deadline has passed with the deadline's outcome, as a `/resume` would, keeping the
+   * webhooks of the leg that paused. False when there was nothing to answer: not paused, no deadline, not due yet,
+   * or answered first by a person or another process (the guarded change lets exactly one answer win).
+   */
+  async answerOnDeadline(executionId: string): Promise<boolean> {
+    const execution = await this.deps.store.getExecution(executionId);
+    const pending = execution?.pending ?? null;
+    const deadline = pending?.deadline;
+    if (execution?.state !== 'PAUSED' || pending === null || deadline === undefined) return false;
+    const now = this.deps.clock();
+    if (deadline.at.getTime() > now.getTime()) return false;
+    const feedback: HumanFeedback = {
+      taskId: pending.taskId,
+      attempt: pending.attempt,
+      text: deadline.outcome.approve ? '' : deadline.outcome.feedback,
+      approved: deadline.outcome.approve,
+      output: pending.output.output,
+      givenBy: 'deadline',
+    };
+    const outbox = this.deps.notifications.humanInputDeadlinePassed(execution, pending.output, feedback);
+    return (await this.#answerReview(execution, pending, feedback, execution.webhooks, outbox)) !== null;
+  }
+
+  /**
+   * Applies an answer to the review `pending`, guarded on it still waiting: null when another answer came first.
+   * `outbox` goes with the change (the deadline's notice).
+   */
+  async #answerReview(
+    execution: Execution,
+    pending: PendingHumanInput,
+    feedback: HumanFeedback,
+    webhooks: WebhookTargets,
+    outbox: readonly NewOutboxMessage[] = [],
+  ): Promise<ResumeResult | null> {
     const now = this.deps.clock();
     const guard = {
       executionId: execution.id,
@@ -212,7 +259,7 @@ export class DurableExecutionService implements ExecutionService {
       appendFeedback: feedback,
       now,
     };
-    if (request.approve && approvalCompletes(this.crew, execution.outputs, pending.taskId)) {
+    if (feedback.approved && approvalCompletes(this.crew, execution.outputs, pending.taskId)) {
       const ended: Execution = {
         ...execution,
         webhooks,
@@ -236,28 +283,35 @@ export class DurableExecutionService implements ExecutionService {
         events: [eventRecord.executionResumed(feedback), eventRecord.executionEnded(ended)],
       };
       const { notifications } = this.deps;
-      await this.#mustApply({
+      const applied = await this.#apply({
         ...change,
-        outbox: [...notifications.crewEnded(ended, webhooks), ...notifications.streamed(ended, change)],
+        outbox: [
+          ...outbox,
+          ...notifications.crewEnded(ended, webhooks),
+          ...notifications.streamed(ended, change),
+        ],
       });
+      if (applied === null) return null;
       return { status: 'completed', message: 'Feedback approved; the execution is complete' };
     }
     const { slot, lease } = this.#leaseIfRoom(now);
     try {
-      await this.#mustApply({
+      const applied = await this.#apply({
         ...guard,
         state: 'PENDING',
-        ...(request.approve ? { appendOutput: pending.output } : {}),
+        ...(feedback.approved ? { appendOutput: pending.output } : {}),
         patch: { webhooks },
         events: [eventRecord.executionResumed(feedback)],
+        outbox,
         ...(lease === undefined ? {} : { lease }),
       });
+      if (applied === null) return null;
       if (lease !== undefined) slot.submit(execution.id);
       else this.deps.wakeClaims?.();
     } finally {
       slot.release();
     }
-    return request.approve
+    return feedback.approved
       ? { status: 'resumed', message: 'Feedback approved; the execution continues with the next task' }
       : { status: 'retrying', message: `Feedback received; task '${pending.taskId}' will run again` };
   }
@@ -361,10 +415,10 @@ export class DurableExecutionService implements ExecutionService {
     return this.deps.store.listDeliveries(executionId);
   }
 
-  async #mustApply(change: ExecutionChange): Promise<Execution> {
+  /** Applies a guarded change; null when its guards no longer held. */
+  async #apply(change: ExecutionChange): Promise<Execution | null> {
     const execution = await this.deps.store.applyChange(change);
-    if (execution === null) throw notPending();
-    this.deps.onCommitted(execution, change);
+    if (execution !== null) this.deps.onCommitted(execution, change);
     return execution;
   }
 }

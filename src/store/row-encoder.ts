@@ -72,6 +72,7 @@ export function executionChangeValues(change: ExecutionChange): RowValues {
     append_feedback: json(change.appendFeedback),
     set_pending: present(change.pending),
     pending: json(change.pending),
+    pending_deadline: iso(change.pending?.deadline?.at),
     event_count: change.events?.length ?? 0,
     lease_owner: change.lease?.owner ?? null,
     set_lease: present(change.lease),

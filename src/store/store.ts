@@ -159,6 +159,11 @@ export interface ExecutionStore {
     inHand?: readonly string[],
     options?: ClaimOptions,
   ): Promise<readonly ClaimedExecution[]>;
+  /**
+   * Paused executions whose pending review has a deadline at or before `now`, earliest first, at most `limit`.
+   * Reading them takes nothing: answering one is a guarded change, which exactly one of several processes wins.
+   */
+  listDueReviews(now: Date, limit: number): Promise<readonly string[]>;
   /** Releases every lease this owner holds (a clean shutdown), so another process may go on at once. */
   releaseLeases(owner: string): Promise<void>;
   /**

@@ -3,6 +3,7 @@ import type { Store } from '../../src/store/store.ts';
 import { describeExecutionChangeContract } from './execution-change-contract.ts';
 import { describeExecutionClaimContract } from './execution-claim-contract.ts';
 import { describeExecutionFairShareContract } from './execution-fair-share-contract.ts';
+import { describeExecutionReviewDeadlineContract } from './execution-review-deadline-contract.ts';
 import { describeExecutionLeaseContract } from './execution-lease-contract.ts';
 import { describeExecutionListingContract } from './execution-listing-contract.ts';
 import { describeExecutionStoreContract } from './execution-store-contract.ts';
@@ -97,6 +98,7 @@ export function describeStoreContract(
     describeExecutionLeaseContract(harness);
     describeExecutionClaimContract(harness);
     describeExecutionFairShareContract(harness);
+    describeExecutionReviewDeadlineContract(harness);
     describeLivenessContract(harness);
     describeTokenStoreContract(harness);
     describeOutboxStoreContract(harness);

@@ -111,6 +111,12 @@ const claimExecutions = namedQuery(
    SELECT claimed.id, claimed.state, claimed.taken_from, ${noticeSql('claimed')} AS notified FROM claimed`,
 );
 
+const selectDueReviews = namedQuery(
+  'select_due_reviews',
+  `SELECT id FROM executions WHERE pending_deadline <= :now::timestamptz AND state = 'PAUSED'
+   ORDER BY pending_deadline, id LIMIT :limit::bigint`,
+);
+
 /** The advisory lock that claims under a limit per token take one at a time. */
 const claimLock = 'crewd claims';
 
@@ -144,7 +150,7 @@ export const applyChanges = namedQuery(
        set_current_task int, current_task text, set_last_step int, last_step text, usage text,
        set_result int, result text, set_result_json int, result_json text, set_error int, error text,
        webhooks text, started_at text, finished_at text, append_output text, append_feedback text,
-       set_pending int, pending text, event_count int, events json, outbox json, now text,
+       set_pending int, pending text, pending_deadline text, event_count int, events json, outbox json, now text,
        lease_owner text, set_lease int, lease_holder text, lease_until text)
    ), updated AS (
      UPDATE executions AS execution SET
@@ -162,6 +168,8 @@ export const applyChanges = namedQuery(
        outputs = ${appendJson('execution.outputs', 'change.append_output')},
        feedback = ${appendJson('execution.feedback', 'change.append_feedback')},
        pending = CASE WHEN change.set_pending = 1 THEN change.pending::json ELSE execution.pending END,
+       pending_deadline = CASE WHEN change.set_pending = 1 THEN change.pending_deadline::timestamptz
+         ELSE execution.pending_deadline END,
        last_event_sequence = execution.last_event_sequence + change.event_count,
        revision = execution.revision + 1,
        lease_owner = CASE WHEN change.set_lease = 1 THEN change.lease_holder ELSE execution.lease_owner END,
@@ -296,6 +304,9 @@ export function postgresExecutionStore(
         takenFrom: row.taken_from as string | null,
       }));
     },
+
+    listDueReviews: async (now, limit) =>
+      (await query(selectDueReviews, { now: now.toISOString(), limit })).map((row) => row.id as string),
 
     releaseLeases: async (owner) => {
       await query(releaseLeases, { owner, origin });

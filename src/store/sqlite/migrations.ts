@@ -115,6 +115,15 @@ export const sqliteMigrations: readonly Migration[] = [
       CREATE INDEX executions_token_started ON executions (owner_token_id, started_at);
     `,
   },
+  {
+    version: 8,
+    name: 'review deadlines',
+    // Set with the pending review and cleared with it, so the index holds just the reviews waiting on a deadline.
+    sql: `
+      ALTER TABLE executions ADD COLUMN pending_deadline TEXT;
+      CREATE INDEX executions_pending_deadline ON executions (pending_deadline) WHERE pending_deadline IS NOT NULL;
+    `,
+  },
 ];
 
 /** Applies the migrations not yet recorded; `BEGIN IMMEDIATE` makes a second process wait, then find none. */

@@ -62,6 +62,10 @@ const selectLastStarted = `
     (SELECT max(started_at) FROM executions WHERE owner_token_id = token.value) AS last_started
   FROM json_each(:tokens) AS token`;
 
+const selectDueReviews = `
+  SELECT id FROM executions WHERE pending_deadline <= :now AND state = 'PAUSED'
+  ORDER BY pending_deadline, id LIMIT :limit`;
+
 const countWaiting = `
   SELECT count(*) AS count FROM executions WHERE owner_token_id = :owner_token_id AND state = 'PENDING'`;
 
@@ -89,6 +93,7 @@ const updateExecution = `
     feedback = CASE WHEN :append_feedback IS NULL THEN feedback
       ELSE json_insert(feedback, '$[#]', json(:append_feedback)) END,
     pending = CASE WHEN :set_pending THEN :pending ELSE pending END,
+    pending_deadline = CASE WHEN :set_pending THEN :pending_deadline ELSE pending_deadline END,
     last_event_sequence = last_event_sequence + :event_count,
     revision = revision + 1,
     lease_owner = CASE WHEN :set_lease THEN :lease_holder ELSE lease_owner END,
@@ -242,6 +247,13 @@ export function sqliteExecutionStore(
           return { id: candidate.id, state: candidate.state, takenFrom: candidate.leaseOwner };
         });
       }),
+
+    listDueReviews: (now, limit) =>
+      settle(() =>
+        statement(selectDueReviews)
+          .all({ now: now.toISOString(), limit })
+          .map((row) => row.id as string),
+      ),
 
     releaseLeases: (owner) =>
       writes.write(() => {
