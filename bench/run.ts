@@ -82,6 +82,7 @@ const plans: readonly FigurePlan[] = [
     env: { BENCH_STORE: 'postgres' },
     target: '<= 1.5x of 1,000 stored',
   },
+  { id: '12', name: '12 fair shares, SQLite', script: 'fair-share.ts', target: '<= 200 ms' },
 ];
 
 const { values } = parseArgs({
