@@ -1,5 +1,5 @@
 import type { AgentStep } from './events.ts';
-import type { DueReview } from './review-deadline.ts';
+import type { DueReview, ReviewDeadline } from './review-deadline.ts';
 import type { HumanFeedback, TaskOutput } from './task-output.ts';
 import type { TokenUsage } from './usage.ts';
 
@@ -125,4 +125,6 @@ export interface Execution {
   readonly revision: number;
   readonly startedAt: Date | null;
   readonly finishedAt: Date | null;
+  /** The kickoff's review deadline, which every human-input task's pause takes in place of its own; absent when none. */
+  readonly reviewDeadline?: ReviewDeadline;
 }

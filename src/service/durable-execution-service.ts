@@ -123,7 +123,13 @@ export class DurableExecutionService implements ExecutionService {
     const requestHash =
       request.idempotencyKey === null
         ? null
-        : hashJson({ inputs: request.inputs, meta: request.meta, webhooks: request.webhooks });
+        : hashJson({
+            inputs: request.inputs,
+            meta: request.meta,
+            webhooks: request.webhooks,
+            // Only when given, so the hashes of kickoffs without one stay what they were.
+            ...(request.reviewDeadline === undefined ? {} : { reviewDeadline: request.reviewDeadline }),
+          });
     const createdAt = this.deps.clock();
     const { slot, lease } = this.#leaseIfRoom(createdAt);
     const queueLimit = this.deps.limits?.queuedPerToken;
@@ -140,6 +146,7 @@ export class DurableExecutionService implements ExecutionService {
           createdAt,
           ...(lease === undefined ? {} : { lease }),
           ...(queueLimit === undefined ? {} : { queueLimit }),
+          ...(request.reviewDeadline === undefined ? {} : { reviewDeadline: request.reviewDeadline }),
         })
         .catch((error: unknown) => {
           if (error instanceof QueueFull && queueLimit !== undefined) {

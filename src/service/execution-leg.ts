@@ -204,9 +204,11 @@ export class ExecutionLeg {
     );
   }
 
-  /** The deadline of a review starting now, when the task has one. */
+  /** The deadline of a review starting now: the kickoff's, else the task's, when there is one. */
   #deadline(taskId: string, now: Date): { deadline?: DueReview } {
-    const deadline = this.deps.crew.tasks.find((task) => task.name === taskId)?.reviewDeadline;
+    const deadline =
+      this.#execution.reviewDeadline ??
+      this.deps.crew.tasks.find((task) => task.name === taskId)?.reviewDeadline;
     return deadline === undefined ? {} : { deadline: reviewDue(deadline, now) };
   }
 

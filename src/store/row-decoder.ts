@@ -1,4 +1,4 @@
-import type { ReviewOutcome } from '../domain/review-deadline.ts';
+import type { ReviewDeadline, ReviewOutcome } from '../domain/review-deadline.ts';
 import type { AgentStep } from '../domain/events.ts';
 import type { Execution, ExecutionState, PendingHumanInput, WebhookTargets } from '../domain/execution.ts';
 import { executionStates } from '../domain/execution.ts';
@@ -65,6 +65,7 @@ export function rowDecoder(codec: RowCodec): RowDecoder {
       revision: Number(row.revision),
       startedAt: nullableDate(row.started_at),
       finishedAt: nullableDate(row.finished_at),
+      ...(row.review_deadline == null ? {} : { reviewDeadline: json<ReviewDeadline>(row.review_deadline) }),
     }),
 
     // The store wrote every entry from the log's union; reading it back trusts that, unchecked (a hot path).

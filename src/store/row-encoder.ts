@@ -43,6 +43,7 @@ export function newExecutionValues(execution: NewExecution): RowValues {
     created_at: execution.createdAt.toISOString(),
     lease_owner: execution.lease?.owner ?? null,
     lease_until: iso(execution.lease?.until),
+    review_deadline: json(execution.reviewDeadline),
   };
 }
 

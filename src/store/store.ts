@@ -1,3 +1,4 @@
+import type { ReviewDeadline } from '../domain/review-deadline.ts';
 import type { ExecutionLogEvent } from '../domain/execution-log.ts';
 import type { AgentStep } from '../domain/events.ts';
 import type {
@@ -46,6 +47,8 @@ export interface NewExecution {
    * `QueueFull`. An idempotent repeat of one already created is answered as always, however full the queue.
    */
   readonly queueLimit?: number;
+  /** The kickoff's review deadline, for every human-input task in place of the tasks' own. */
+  readonly reviewDeadline?: ReviewDeadline;
 }
 
 export type CreateExecutionResult =

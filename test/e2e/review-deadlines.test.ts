@@ -7,6 +7,7 @@ import { startFakeOpenAI, type FakeOpenAIServer } from '../support/fake-openai-s
 import { movableClock } from '../support/movable-clock.ts';
 import { numberedAnswers } from '../support/model-requests.ts';
 import { startScriptedReceiver, type ScriptedReceiver } from '../support/scripted-receiver.ts';
+import { until } from '../support/until.ts';
 import { userCrew } from '../support/user-crew.ts';
 
 let model: FakeOpenAIServer;
@@ -184,5 +185,51 @@ describe('review deadlines', () => {
     expect(receiver.on('/sledges/review').map((request) => request.body.event)).toEqual([
       'human_input_requested',
     ]);
+  });
+});
+
+describe("a kickoff's own review deadline", () => {
+  it("answers the execution's reviews with the kickoff's deadline where tasks.yaml has none", async () => {
+    const clock = movableClock();
+    const server = await serve(userCrew(join(crewsDir, 'review-crew')), tempDatabase(), clock.now);
+    const api = apiClient(server.url);
+    const kickoff = await api.post('/kickoff', {
+      inputs: { product: 'lamps', audience: 'buyers' },
+      humanInputDeadline: { after: '30m', onDeadline: { reject: 'Add the price.' } },
+    });
+    expect(kickoff.status).toBe(200);
+    const id = kickoff.body.kickoff_id as string;
+    const paused = await api.waitForState(id, ['PAUSED']);
+    expect(paused.body.pending_human_input.deadline).toMatchObject({
+      is_approve: false,
+      human_feedback: 'Add the price.',
+    });
+
+    clock.advance(30 * 60_000);
+    await until(async () => (await api.get(`/status/${id}`)).body.pending_human_input?.attempt === 2);
+    const again = await api.get(`/status/${id}`);
+    expect(again.body.reviews).toEqual([
+      { task_id: 'draft', attempt: 1, is_approve: false, given_by: 'deadline' },
+    ]);
+  });
+
+  it('refuses a deadline that is not a duration, or an outcome it does not know, with 400 and nothing started', async () => {
+    const clock = movableClock();
+    const server = await serve(userCrew(join(crewsDir, 'review-crew')), tempDatabase(), clock.now);
+    const api = apiClient(server.url);
+    for (const humanInputDeadline of [
+      { after: 'soon', onDeadline: 'approve' },
+      { after: '1h', onDeadline: 'ignore' },
+      { after: '1h', onDeadline: { reject: '' } },
+    ]) {
+      const refused = await api.post('/kickoff', {
+        inputs: { product: 'x', audience: 'y' },
+        humanInputDeadline,
+      });
+      expect(refused.status).toBe(400);
+      expect(refused.body).toMatchObject({ error: expect.any(String) as string, code: 'VALIDATION_ERROR' });
+      expect(refused.body.message).toMatch(/humanInputDeadline/);
+    }
+    expect((await api.get('/executions')).body.items).toEqual([]);
   });
 });

@@ -53,5 +53,15 @@ export function describeExecutionReviewDeadlineContract(harness: StoreHarness): 
       });
       expect(await store.listDueReviews(at(100), 10)).toEqual([late]);
     });
+
+    it("keeps a kickoff's own review deadline with the execution", async () => {
+      const store = await harness.open();
+      const reviewDeadline = { afterMs: 1_800_000, outcome: { approve: true } } as const;
+      const { execution } = await store.createExecution(newExecution({ reviewDeadline }));
+      expect(execution.reviewDeadline).toEqual(reviewDeadline);
+      expect((await store.getExecution(execution.id))?.reviewDeadline).toEqual(reviewDeadline);
+      const plain = await store.createExecution(newExecution());
+      expect(plain.execution).not.toHaveProperty('reviewDeadline');
+    });
   });
 }

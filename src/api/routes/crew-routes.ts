@@ -5,6 +5,7 @@ import { assertCredentialsSafe } from '../../webhooks/payloads.ts';
 import { callerOf } from '../bearer-auth.ts';
 import {
   kickoffBodySchema,
+  toReviewDeadline,
   kickoffIdParamsSchema,
   resumeBodySchema,
   toHumanInputWebhook,
@@ -76,6 +77,7 @@ export function registerCrewRoutes(app: ZodApp, context: RouteContext): void {
         },
         idempotencyKey: idempotencyKey(request),
         caller: callerOf(request),
+        reviewDeadline: toReviewDeadline(body.humanInputDeadline),
       });
       return { kickoff_id: kickoffId };
     },

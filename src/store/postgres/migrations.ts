@@ -122,9 +122,11 @@ export const postgresMigrations: readonly Migration[] = [
   {
     version: 8,
     name: 'review deadlines',
-    // Set with the pending review and cleared with it, so the index holds just the reviews waiting on a deadline.
+    // pending_deadline is set with the pending review and cleared with it, so the index holds just the reviews
+    // waiting on a deadline; review_deadline is a kickoff's own deadline for all its reviews.
     sql: `
       ALTER TABLE executions ADD COLUMN pending_deadline timestamptz;
+      ALTER TABLE executions ADD COLUMN review_deadline json;
       CREATE INDEX executions_pending_deadline ON executions (pending_deadline) WHERE pending_deadline IS NOT NULL;
     `,
   },
