@@ -212,7 +212,11 @@ async function wire(
   });
   const dispatcher = createLocalDispatcher({
     concurrency: config.concurrency,
-    run: (id) => runner.run(id),
+    // Under a limit per token, a run's end may let its token's next execution start though no slot was wanted.
+    run:
+      config.tokenConcurrency === undefined
+        ? (id) => runner.run(id)
+        : (id) => runner.run(id).finally(() => claims.wake()),
     onError: (id, error) => logger.error({ err: error, executionId: id }, 'execution run failed'),
     onRoom: () => claims.wake(),
   });
@@ -272,6 +276,7 @@ async function wire(
         runner,
         claims,
         clock,
+        wakeOnEnds: config.tokenConcurrency !== undefined,
         onNoticeLag: (seconds) => coordination.observeNoticeLag(seconds),
       }),
       {

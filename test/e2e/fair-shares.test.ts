@@ -92,7 +92,12 @@ describe('fair shares among tokens', () => {
   });
 
   it('runs no more of one token at once than its limit, while other tokens use the free slots', async () => {
-    const { server, otherToken } = await serve({ CREWD_CONCURRENCY: '4', CREWD_TOKEN_CONCURRENCY: '1' });
+    // No claim scan after the start: only the end of the token's run can explain its next one starting.
+    const { server, otherToken } = await serve({
+      CREWD_CONCURRENCY: '4',
+      CREWD_TOKEN_CONCURRENCY: '1',
+      CREWD_CLAIM_SCAN_MS: '3600000',
+    });
     const busy = apiClient(server.url);
     const quiet = apiClient(server.url, otherToken);
     const topics = ['limited first', 'limited second', 'limited third'];
