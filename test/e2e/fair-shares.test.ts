@@ -7,6 +7,7 @@ import { apiClient, crewsDir, startCrewd, tempDatabase } from '../support/crewd.
 import { startFakeOpenAI, type FakeOpenAIServer } from '../support/fake-openai-server.ts';
 import { HeldPrompts } from '../support/held-prompts.ts';
 import { heldNumberedAnswers, requestsMentioning, userText } from '../support/model-requests.ts';
+import { oneAtATime, runInterval } from '../support/run-intervals.ts';
 import { until } from '../support/until.ts';
 import { userCrew } from '../support/user-crew.ts';
 
@@ -120,6 +121,7 @@ describe('fair shares among tokens', () => {
       expect((await busy.waitForState(id, ['SUCCESS', 'FAILED'])).body.state).toBe('SUCCESS');
     }
     expect(startOrder(topics)).toEqual(topics);
+    expect(oneAtATime(await Promise.all(ids.map((id) => runInterval(busy, id))))).toBe(true);
   });
 
   it('answers 429 with Retry-After past the queue limit, keeping every kickoff it accepted', async () => {
