@@ -43,7 +43,8 @@ export interface NewExecution {
   /** Leased at once to the process that will run it, so no other process claims it meanwhile. */
   readonly lease?: ExecutionLease;
   /**
-   * Refuses it, writing nothing, when its owner's token has this many PENDING executions already: rejects with
+   * Refuses it, writing nothing, when its owner's token has this many executions waiting already (PENDING and
+   * leased to no process; those leased are starting): rejects with
    * `QueueFull`. An idempotent repeat of one already created is answered as always, however full the queue.
    */
   readonly queueLimit?: number;

@@ -22,7 +22,7 @@ const insertExecution = namedQuery(
        :idempotency_key, :request_hash, :usage::json, :created_at::timestamptz, :created_at::timestamptz,
        :lease_owner::text, :lease_until::timestamptz, :review_deadline::json
      WHERE :queue_limit::bigint IS NULL OR (SELECT count(*) FROM executions
-       WHERE owner_token_id = :owner_token_id AND state = 'PENDING') < :queue_limit::bigint
+       WHERE owner_token_id = :owner_token_id AND state = 'PENDING' AND lease_owner IS NULL) < :queue_limit::bigint
      ON CONFLICT (owner_token_id, idempotency_key) DO NOTHING
      RETURNING *
    )

@@ -67,7 +67,8 @@ const selectDueReviews = `
   ORDER BY pending_deadline, id LIMIT :limit`;
 
 const countWaiting = `
-  SELECT count(*) AS count FROM executions WHERE owner_token_id = :owner_token_id AND state = 'PENDING'`;
+  SELECT count(*) AS count FROM executions
+  WHERE owner_token_id = :owner_token_id AND state = 'PENDING' AND lease_owner IS NULL`;
 
 const claimExecution = `
   UPDATE executions SET lease_owner = :owner, lease_until = :until, revision = revision + 1 WHERE id = :id`;
