@@ -90,6 +90,7 @@ const plans: readonly FigurePlan[] = [
     script: 'schedules.ts',
     target: '= 1',
   },
+  { id: '16', name: '16 fair shares, SQLite', script: 'fair-share.ts', target: '<= 200 ms' },
 ];
 
 const { values } = parseArgs({

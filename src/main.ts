@@ -17,6 +17,7 @@ import { createLocalDispatcher } from './service/dispatcher.ts';
 import { followOtherProcesses } from './service/cross-process-changes.ts';
 import { EventHub } from './service/event-hub.ts';
 import { ExecutionClaims } from './service/execution-claims.ts';
+import { ReviewDeadlines } from './service/review-deadlines.ts';
 import { ExecutionRunner } from './service/execution-runner.ts';
 import { Notifications } from './service/notifications.ts';
 import { createTokenService, type TokenService } from './service/token-service.ts';
@@ -216,7 +217,11 @@ async function wire(
   });
   const dispatcher = createLocalDispatcher({
     concurrency: config.concurrency,
-    run: (id) => runner.run(id),
+    // Under a limit per token, a run's end may let its token's next execution start though no slot was wanted.
+    run:
+      config.tokenConcurrency === undefined
+        ? (id) => runner.run(id)
+        : (id) => runner.run(id).finally(() => claims.wake()),
     onError: (id, error) => logger.error({ err: error, executionId: id }, 'execution run failed'),
     onRoom: () => claims.wake(),
   });
@@ -226,6 +231,7 @@ async function wire(
     clock,
     lease,
     scanMs: config.claimScanMs,
+    ...(config.tokenConcurrency === undefined ? {} : { runningPerToken: config.tokenConcurrency }),
     onClaimed: (claimed) => {
       const taken = claimed.filter(
         (execution) => execution.takenFrom !== null && execution.takenFrom !== processId,
@@ -247,6 +253,11 @@ async function wire(
     newId: randomUUID,
     onCommitted,
     lease,
+    limits: {
+      ...(config.tokenConcurrency === undefined ? {} : { runningPerToken: config.tokenConcurrency }),
+      ...(config.queueLimit === undefined ? {} : { queuedPerToken: config.queueLimit }),
+    },
+    wakeClaims: () => claims.wake(),
   });
   const schedules = new ScheduleService({
     store,
@@ -280,6 +291,7 @@ async function wire(
         runner,
         claims,
         clock,
+        wakeOnEnds: config.tokenConcurrency !== undefined,
         onNoticeLag: (seconds) => coordination.observeNoticeLag(seconds),
       }),
       {
@@ -298,6 +310,27 @@ async function wire(
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   await lifecycle.start(webhookWorkerPart(worker));
   await lifecycle.start(executionsPart({ claims, runner, dispatcher, graceMs: config.shutdownGraceMs }));
+  // Reviews whose deadlines passed, the ones that passed while no process ran included, are answered from here on.
+  await lifecycle.open(
+    'review deadlines',
+    () => {
+      const deadlines = new ReviewDeadlines({
+        store,
+        clock,
+        answer: (executionId) => service.answerOnDeadline(executionId),
+        scanMs: config.claimScanMs,
+        onAnswered: (executionId) => logger.info({ executionId }, 'answered a review whose deadline passed'),
+        onError: (error) =>
+          quietDuringOutages('review deadlines', error, 'could not answer review deadlines'),
+      });
+      deadlines.start();
+      return Promise.resolve(deadlines);
+    },
+    (deadlines) => {
+      deadlines.stop();
+      return Promise.resolve();
+    },
+  );
   await lifecycle.open(
     'retention',
     () =>

@@ -4,6 +4,7 @@ import { streamEventTypes } from '../service/stream-events.ts';
 import { responseExamples } from './openapi-examples.ts';
 import {
   crewPayloadSchema,
+  humanInputDeadlinePayloadSchema,
   humanInputPayloadSchema,
   stepPayloadSchema,
   taskPayloadSchema,
@@ -48,6 +49,11 @@ const webhookPayloads: readonly [string, string, z.ZodType][] = [
   ],
   ['crew', 'The execution ended: succeeded, failed or was cancelled (crewWebhookUrl)', crewPayloadSchema],
   ['humanInput', 'A task waits for human feedback (humanInputWebhook.url)', humanInputPayloadSchema],
+  [
+    'humanInputDeadline',
+    "A review's deadline passed and crewd answered it as configured (humanInputWebhook.url)",
+    humanInputDeadlinePayloadSchema,
+  ],
   ['events', 'Event streaming as on the hosted platform (webhooks.url)', streamEnvelopeSchema],
 ];
 

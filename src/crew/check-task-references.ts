@@ -17,6 +17,7 @@ export function checkTaskReferences(
 ): void {
   const order = [...tasks.keys()];
   for (const [index, [name, task]] of [...tasks].entries()) {
+    checkReviewDeadline(tasksYaml, name, task);
     if (task.agent == null) {
       if (process === 'hierarchical') continue;
       const where = locate(tasksYaml, [name, 'agent']);
@@ -51,5 +52,29 @@ export function checkTaskReferences(
         );
       }
     }
+  }
+}
+
+/** A review deadline belongs to a human-input task and says what answers the review when it passes. */
+function checkReviewDeadline(tasksYaml: YamlFile, name: string, task: TaskEntry): void {
+  const deadline = task.human_input_deadline != null;
+  const outcome = task.human_input_on_deadline != null;
+  if ((deadline || outcome) && task.human_input !== true) {
+    const key = deadline ? 'human_input_deadline' : 'human_input_on_deadline';
+    throw new CrewLoadError(tasksYaml.file, 'needs human_input: true', locate(tasksYaml, [name, key]));
+  }
+  if (deadline && !outcome) {
+    throw new CrewLoadError(
+      tasksYaml.file,
+      'needs human_input_on_deadline (approve, or {reject: "…"}) to say what answers the review',
+      locate(tasksYaml, [name, 'human_input_deadline']),
+    );
+  }
+  if (outcome && !deadline) {
+    throw new CrewLoadError(
+      tasksYaml.file,
+      'needs human_input_deadline to say when',
+      locate(tasksYaml, [name, 'human_input_on_deadline']),
+    );
   }
 }

@@ -302,6 +302,9 @@ function toTask(name: string, entry: TaskEntry): TaskDefinition {
     // Absent context means every earlier task; `[]` means none, so the two must stay distinct.
     ...(entry.context == null ? {} : { context: [...new Set(entry.context)] }),
     humanInput: entry.human_input ?? false,
+    ...(entry.human_input_deadline == null || entry.human_input_on_deadline == null
+      ? {}
+      : { reviewDeadline: { afterMs: entry.human_input_deadline, outcome: entry.human_input_on_deadline } }),
     ...(outputJson == null ? {} : { outputJson }),
     ...(entry.tools == null ? {} : { tools: entry.tools }),
     ...(entry.tool_arguments == null ? {} : { toolArguments: entry.tool_arguments }),

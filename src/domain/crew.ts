@@ -1,3 +1,5 @@
+import type { ReviewDeadline } from './review-deadline.ts';
+
 /** A crew after loading: agents and tasks with every default applied, ready for the engine. */
 
 /** A JSON Schema object, as written in `output_json`. */
@@ -66,6 +68,8 @@ export interface TaskDefinition {
    */
   readonly context?: readonly string[];
   readonly humanInput: boolean;
+  /** When set, a review left unanswered this long is answered with its outcome. */
+  readonly reviewDeadline?: ReviewDeadline;
   readonly outputJson?: JsonSchema;
   /** Tool names that replace the agent's tools for this task, when given. */
   readonly tools?: readonly string[];

@@ -1,4 +1,5 @@
 import type { AgentStep } from './events.ts';
+import type { DueReview, ReviewDeadline } from './review-deadline.ts';
 import type { HumanFeedback, TaskOutput } from './task-output.ts';
 import type { TokenUsage } from './usage.ts';
 
@@ -88,6 +89,8 @@ export interface PendingHumanInput {
   readonly taskId: string;
   readonly attempt: number;
   readonly output: TaskOutput;
+  /** When the review is answered without a person, and how; absent when it waits for one however long. */
+  readonly deadline?: DueReview;
 }
 
 /** Who started an execution: user tokens see only their own. */
@@ -122,4 +125,6 @@ export interface Execution {
   readonly revision: number;
   readonly startedAt: Date | null;
   readonly finishedAt: Date | null;
+  /** The kickoff's review deadline, which every human-input task's pause takes in place of its own; absent when none. */
+  readonly reviewDeadline?: ReviewDeadline;
 }

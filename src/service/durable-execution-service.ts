@@ -2,7 +2,14 @@ import { checkInputs } from '../crew/placeholders.ts';
 import { hashJson } from '../domain/canonical-json.ts';
 import type { CrewDefinition } from '../domain/crew.ts';
 import { CrewdError } from '../domain/errors.ts';
-import { isFinished, statesLeadingTo, type Execution, type WebhookTargets } from '../domain/execution.ts';
+import { QueueFull, QueueFullError } from '../domain/queue-full-error.ts';
+import {
+  isFinished,
+  statesLeadingTo,
+  type Execution,
+  type PendingHumanInput,
+  type WebhookTargets,
+} from '../domain/execution.ts';
 import type { HumanFeedback } from '../domain/task-output.ts';
 import { approvalCompletes } from '../engine/execution-standing.ts';
 import type {
@@ -10,6 +17,7 @@ import type {
   ExecutionChange,
   ExecutionLease,
   ExecutionPage,
+  NewOutboxMessage,
   StoredExecutionEvent,
   Store,
 } from '../store/store.ts';
@@ -45,7 +53,22 @@ export interface CrewServiceDeps {
   readonly lease: { readonly owner: string; readonly durationMs: number };
   /** How long an event stream waits for a publication or a nudge before reading the store anyway (default 1 s). */
   readonly eventPollMs?: number;
+  /** Fair shares among tokens (`CREWD_TOKEN_CONCURRENCY`, `CREWD_QUEUE_LIMIT`); none when absent. */
+  readonly limits?: ExecutionLimits;
+  /** Asks for a claim now: work was left waiting for one (under a limit per token, all new work is). */
+  readonly wakeClaims?: () => void;
 }
+
+/** Operator limits per token. */
+export interface ExecutionLimits {
+  /** Executions one token may have running at once; the rest wait as PENDING. */
+  readonly runningPerToken?: number;
+  /** Executions one token may have waiting; a kickoff past it is refused with 429. */
+  readonly queuedPerToken?: number;
+}
+
+/** Seconds a kickoff refused for a full queue is asked to wait: about the time a few executions take to start. */
+export const queueFullRetryAfterSeconds = 5;
 
 const defaultEventPollMs = 1000;
 const eventPageSize = 500;
@@ -88,7 +111,8 @@ export class DurableExecutionService implements ExecutionService {
    * the reservation released), so requests arriving together are never all promised the same free slot.
    */
   #leaseIfRoom(now: Date): { slot: Reservation; lease?: ExecutionLease } {
-    const slot = this.deps.dispatcher.reserve(1);
+    // Under a limit per token only a claim, which counts the token's running executions, may start work.
+    const slot = this.deps.dispatcher.reserve(this.deps.limits?.runningPerToken === undefined ? 1 : 0);
     if (slot.size === 0) return { slot };
     const { owner, durationMs } = this.deps.lease;
     return { slot, lease: { owner, until: new Date(now.getTime() + durationMs) } };
@@ -99,21 +123,37 @@ export class DurableExecutionService implements ExecutionService {
     const requestHash =
       request.idempotencyKey === null
         ? null
-        : hashJson({ inputs: request.inputs, meta: request.meta, webhooks: request.webhooks });
+        : hashJson({
+            inputs: request.inputs,
+            meta: request.meta,
+            webhooks: request.webhooks,
+            // Only when given, so the hashes of kickoffs without one stay what they were.
+            ...(request.reviewDeadline === undefined ? {} : { reviewDeadline: request.reviewDeadline }),
+          });
     const createdAt = this.deps.clock();
     const { slot, lease } = this.#leaseIfRoom(createdAt);
+    const queueLimit = this.deps.limits?.queuedPerToken;
     try {
-      const result = await this.deps.store.createExecution({
-        id: this.deps.newId(),
-        inputs: request.inputs,
-        meta: request.meta,
-        webhooks: request.webhooks,
-        owner: { tokenId: request.caller.tokenId, userId: request.caller.userId },
-        idempotencyKey: request.idempotencyKey,
-        requestHash,
-        createdAt,
-        ...(lease === undefined ? {} : { lease }),
-      });
+      const result = await this.deps.store
+        .createExecution({
+          id: this.deps.newId(),
+          inputs: request.inputs,
+          meta: request.meta,
+          webhooks: request.webhooks,
+          owner: { tokenId: request.caller.tokenId, userId: request.caller.userId },
+          idempotencyKey: request.idempotencyKey,
+          requestHash,
+          createdAt,
+          ...(lease === undefined ? {} : { lease }),
+          ...(queueLimit === undefined ? {} : { queueLimit }),
+          ...(request.reviewDeadline === undefined ? {} : { reviewDeadline: request.reviewDeadline }),
+        })
+        .catch((error: unknown) => {
+          if (error instanceof QueueFull && queueLimit !== undefined) {
+            throw new QueueFullError(queueLimit, queueFullRetryAfterSeconds);
+          }
+          throw error;
+        });
       if (!result.created && result.requestHash !== requestHash) {
         throw new CrewdError(
           'IDEMPOTENCY_CONFLICT',
@@ -121,6 +161,7 @@ export class DurableExecutionService implements ExecutionService {
         );
       }
       if (result.created && lease !== undefined) slot.submit(result.execution.id);
+      if (result.created && lease === undefined) this.deps.wakeClaims?.();
       return { kickoffId: result.execution.id };
     } finally {
       slot.release();
@@ -176,6 +217,46 @@ export class DurableExecutionService implements ExecutionService {
       // Like the task, step and crew URLs: a stream not given again on /resume gets nothing more.
       ...(request.events === null ? {} : { events: request.events }),
     };
+    const answered = await this.#answerReview(execution, pending, feedback, webhooks);
+    if (answered === null) throw notPending();
+    return answered;
+  }
+
+  /**
+   * Answers a review whose deadline has passed with the deadline's outcome, as a `/resume` would, keeping the
+   * webhooks of the leg that paused. False when there was nothing to answer: not paused, no deadline, not due yet,
+   * or answered first by a person or another process (the guarded change lets exactly one answer win).
+   */
+  async answerOnDeadline(executionId: string): Promise<boolean> {
+    const execution = await this.deps.store.getExecution(executionId);
+    const pending = execution?.pending ?? null;
+    const deadline = pending?.deadline;
+    if (execution?.state !== 'PAUSED' || pending === null || deadline === undefined) return false;
+    const now = this.deps.clock();
+    if (deadline.at.getTime() > now.getTime()) return false;
+    const feedback: HumanFeedback = {
+      taskId: pending.taskId,
+      attempt: pending.attempt,
+      text: deadline.outcome.approve ? '' : deadline.outcome.feedback,
+      approved: deadline.outcome.approve,
+      output: pending.output.output,
+      givenBy: 'deadline',
+    };
+    const outbox = this.deps.notifications.humanInputDeadlinePassed(execution, pending.output, feedback);
+    return (await this.#answerReview(execution, pending, feedback, execution.webhooks, outbox)) !== null;
+  }
+
+  /**
+   * Applies an answer to the review `pending`, guarded on it still waiting: null when another answer came first.
+   * `outbox` goes with the change (the deadline's notice).
+   */
+  async #answerReview(
+    execution: Execution,
+    pending: PendingHumanInput,
+    feedback: HumanFeedback,
+    webhooks: WebhookTargets,
+    outbox: readonly NewOutboxMessage[] = [],
+  ): Promise<ResumeResult | null> {
     const now = this.deps.clock();
     const guard = {
       executionId: execution.id,
@@ -185,7 +266,7 @@ export class DurableExecutionService implements ExecutionService {
       appendFeedback: feedback,
       now,
     };
-    if (request.approve && approvalCompletes(this.crew, execution.outputs, pending.taskId)) {
+    if (feedback.approved && approvalCompletes(this.crew, execution.outputs, pending.taskId)) {
       const ended: Execution = {
         ...execution,
         webhooks,
@@ -209,27 +290,35 @@ export class DurableExecutionService implements ExecutionService {
         events: [eventRecord.executionResumed(feedback), eventRecord.executionEnded(ended)],
       };
       const { notifications } = this.deps;
-      await this.#mustApply({
+      const applied = await this.#apply({
         ...change,
-        outbox: [...notifications.crewEnded(ended, webhooks), ...notifications.streamed(ended, change)],
+        outbox: [
+          ...outbox,
+          ...notifications.crewEnded(ended, webhooks),
+          ...notifications.streamed(ended, change),
+        ],
       });
+      if (applied === null) return null;
       return { status: 'completed', message: 'Feedback approved; the execution is complete' };
     }
     const { slot, lease } = this.#leaseIfRoom(now);
     try {
-      await this.#mustApply({
+      const applied = await this.#apply({
         ...guard,
         state: 'PENDING',
-        ...(request.approve ? { appendOutput: pending.output } : {}),
+        ...(feedback.approved ? { appendOutput: pending.output } : {}),
         patch: { webhooks },
         events: [eventRecord.executionResumed(feedback)],
+        outbox,
         ...(lease === undefined ? {} : { lease }),
       });
+      if (applied === null) return null;
       if (lease !== undefined) slot.submit(execution.id);
+      else this.deps.wakeClaims?.();
     } finally {
       slot.release();
     }
-    return request.approve
+    return feedback.approved
       ? { status: 'resumed', message: 'Feedback approved; the execution continues with the next task' }
       : { status: 'retrying', message: `Feedback received; task '${pending.taskId}' will run again` };
   }
@@ -333,10 +422,10 @@ export class DurableExecutionService implements ExecutionService {
     return this.deps.store.listDeliveries(executionId);
   }
 
-  async #mustApply(change: ExecutionChange): Promise<Execution> {
+  /** Applies a guarded change; null when its guards no longer held. */
+  async #apply(change: ExecutionChange): Promise<Execution | null> {
     const execution = await this.deps.store.applyChange(change);
-    if (execution === null) throw notPending();
-    this.deps.onCommitted(execution, change);
+    if (execution !== null) this.deps.onCommitted(execution, change);
     return execution;
   }
 }

@@ -1,3 +1,4 @@
+import type { ReviewDeadline } from '../domain/review-deadline.ts';
 import type { CrewDefinition } from '../domain/crew.ts';
 import type {
   EventStreamTarget,
@@ -21,6 +22,8 @@ export interface KickoffRequest {
   readonly webhooks: WebhookTargets;
   readonly idempotencyKey: string | null;
   readonly caller: Caller;
+  /** Answers the execution's reviews when their time is up, in place of the tasks' own deadlines. */
+  readonly reviewDeadline?: ReviewDeadline | undefined;
 }
 
 export interface ResumeRequest {

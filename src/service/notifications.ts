@@ -1,9 +1,10 @@
 import type { AgentStep } from '../domain/events.ts';
 import type { Execution, WebhookTargets } from '../domain/execution.ts';
-import type { TaskOutput } from '../domain/task-output.ts';
+import type { HumanFeedback, TaskOutput } from '../domain/task-output.ts';
 import type { ExecutionChange, NewOutboxMessage, WebhookKind } from '../store/store.ts';
 import {
   crewPayload,
+  humanInputDeadlinePayload,
   humanInputHeaders,
   humanInputPayload,
   stepPayload,
@@ -98,6 +99,32 @@ export class Notifications {
       execution.meta,
     );
     return [this.#message('human_input', target.url, payload, humanInputHeaders(target.authentication))];
+  }
+
+  /** Tells the human-input webhook that the review's deadline passed and what answered it. */
+  humanInputDeadlinePassed(
+    execution: Execution,
+    output: TaskOutput,
+    feedback: HumanFeedback,
+  ): NewOutboxMessage[] {
+    const target = execution.webhooks.humanInput;
+    if (target === null) return [];
+    const request = humanInputPayload(
+      execution.id,
+      output,
+      output.taskId,
+      output.agent,
+      output.attempt,
+      execution.meta,
+    );
+    return [
+      this.#message(
+        'human_input',
+        target.url,
+        humanInputDeadlinePayload(request, feedback),
+        humanInputHeaders(target.authentication),
+      ),
+    ];
   }
 
   #to(kind: WebhookKind, url: string | null, payload: Record<string, unknown>): NewOutboxMessage[] {

@@ -43,6 +43,7 @@ export function newExecutionValues(execution: NewExecution): RowValues {
     created_at: execution.createdAt.toISOString(),
     lease_owner: execution.lease?.owner ?? null,
     lease_until: iso(execution.lease?.until),
+    review_deadline: json(execution.reviewDeadline),
   };
 }
 
@@ -72,6 +73,7 @@ export function executionChangeValues(change: ExecutionChange): RowValues {
     append_feedback: json(change.appendFeedback),
     set_pending: present(change.pending),
     pending: json(change.pending),
+    pending_deadline: iso(change.pending?.deadline?.at),
     event_count: change.events?.length ?? 0,
     lease_owner: change.lease?.owner ?? null,
     set_lease: present(change.lease),

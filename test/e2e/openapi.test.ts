@@ -78,13 +78,21 @@ describe("the crew's API description", () => {
     const document = (await apiClient(crewd.url, null).get('/openapi.json')).body;
 
     expect(document.openapi).toBe('3.1.0');
-    expect(Object.keys(document.webhooks)).toEqual(['task', 'step', 'crew', 'humanInput', 'events']);
+    expect(Object.keys(document.webhooks)).toEqual([
+      'task',
+      'step',
+      'crew',
+      'humanInput',
+      'humanInputDeadline',
+      'events',
+    ]);
     const schemaOf = (name: string) =>
       document.webhooks[name].post.requestBody.content['application/json'].schema;
     expect(schemaOf('task').required).toEqual(
       expect.arrayContaining(['kickoff_id', 'task_id', 'output', 'meta']),
     );
     expect(schemaOf('events').properties.events.items.properties.type.enum).toContain('task_completed');
+    expect(schemaOf('humanInputDeadline').properties.event.const).toBe('human_input_deadline_passed');
   });
 
   it('serves /docs titled for crewd, reading /openapi.json', async () => {

@@ -2,7 +2,12 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CrewdError } from '../../domain/errors.ts';
 import { callerOf } from '../bearer-auth.ts';
 import { checkCredentials, checkStreamCredentials, kickoffWebhooks } from '../kickoff-webhooks.ts';
-import { kickoffBodySchema, kickoffIdParamsSchema, resumeBodySchema } from '../request-schemas.ts';
+import {
+  kickoffBodySchema,
+  kickoffIdParamsSchema,
+  resumeBodySchema,
+  toReviewDeadline,
+} from '../request-schemas.ts';
 import {
   inputsResponseSchema,
   kickoffResponseSchema,
@@ -59,6 +64,7 @@ export function registerCrewRoutes(app: ZodApp, context: RouteContext): void {
         webhooks: kickoffWebhooks(body),
         idempotencyKey: idempotencyKey(request),
         caller: callerOf(request),
+        reviewDeadline: toReviewDeadline(body.humanInputDeadline),
       });
       return { kickoff_id: kickoffId };
     },

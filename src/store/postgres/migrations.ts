@@ -111,6 +111,26 @@ export const postgresMigrations: readonly Migration[] = [
     sql: `ALTER TABLE outbox_messages ADD COLUMN lease_owner text;`,
   },
   {
+    version: 7,
+    name: 'executions by token',
+    // A token's waiting executions (its queue limit) and the start of its latest one (whose turn it is).
+    sql: `
+      CREATE INDEX executions_token_state ON executions (owner_token_id, state);
+      CREATE INDEX executions_token_started ON executions (owner_token_id, started_at);
+    `,
+  },
+  {
+    version: 8,
+    name: 'review deadlines',
+    // pending_deadline is set with the pending review and cleared with it, so the index holds just the reviews
+    // waiting on a deadline; review_deadline is a kickoff's own deadline for all its reviews.
+    sql: `
+      ALTER TABLE executions ADD COLUMN pending_deadline timestamptz;
+      ALTER TABLE executions ADD COLUMN review_deadline json;
+      CREATE INDEX executions_pending_deadline ON executions (pending_deadline) WHERE pending_deadline IS NOT NULL;
+    `,
+  },
+  {
     version: 10,
     name: 'schedules and triggers',
     sql: `

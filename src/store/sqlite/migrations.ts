@@ -107,6 +107,26 @@ export const sqliteMigrations: readonly Migration[] = [
     sql: `ALTER TABLE outbox_messages ADD COLUMN lease_owner TEXT;`,
   },
   {
+    version: 7,
+    name: 'executions by token',
+    // A token's waiting executions (its queue limit) and the start of its latest one (whose turn it is).
+    sql: `
+      CREATE INDEX executions_token_state ON executions (owner_token_id, state);
+      CREATE INDEX executions_token_started ON executions (owner_token_id, started_at);
+    `,
+  },
+  {
+    version: 8,
+    name: 'review deadlines',
+    // pending_deadline is set with the pending review and cleared with it, so the index holds just the reviews
+    // waiting on a deadline; review_deadline is a kickoff's own deadline for all its reviews.
+    sql: `
+      ALTER TABLE executions ADD COLUMN pending_deadline TEXT;
+      ALTER TABLE executions ADD COLUMN review_deadline TEXT;
+      CREATE INDEX executions_pending_deadline ON executions (pending_deadline) WHERE pending_deadline IS NOT NULL;
+    `,
+  },
+  {
     version: 10,
     name: 'schedules and triggers',
     sql: `
