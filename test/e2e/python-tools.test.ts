@@ -168,7 +168,10 @@ describe("a crewAI project's Python tools, in the project's Python (Pydantic 2)"
 
   it('starts the host again after it dies, and the next call runs', async () => {
     const before = await callTool(crewd, 'host_process', {});
-    process.kill(Number(before.toolResult), 'SIGKILL');
+    const pid = Number(before.toolResult);
+    process.kill(pid, 'SIGKILL');
+    // A call sent before crewd has seen the host die fails with it; the test is about the call after.
+    await until(() => !processExists(pid));
     const after = await callTool(crewd, 'host_process', {});
 
     expect(after.state).toBe('SUCCESS');
@@ -323,6 +326,15 @@ function hostsOf(dir: string): number[] {
 }
 
 function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function processExists(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
