@@ -19,11 +19,13 @@ const tags = [
     description: "The hosted crew service's interface: inputs, kickoff, status, resume, cancel",
   },
   { name: 'Executions', description: 'Listing executions, their event streams and webhook deliveries' },
+  { name: 'Schedules and triggers', description: 'The crew on a cron expression, and started by other systems' },
   { name: 'Operations', description: 'Health, readiness and metrics' },
 ];
 
 function tagOf(path: string): string {
   if (path.startsWith('/executions')) return 'Executions';
+  if (path.startsWith('/schedules') || path.startsWith('/triggers')) return 'Schedules and triggers';
   if (path.startsWith('/health') || path === '/metrics') return 'Operations';
   return 'Crew';
 }
@@ -70,7 +72,8 @@ export function openApiForCrew(document: JsonObject, crew: CrewDefinition): Json
     for (const [method, operation] of Object.entries(operations)) {
       operation.tags = [tagOf(path)];
       const example = examples[`${method.toUpperCase()} ${path}`];
-      const answer = (operation.responses as Record<string, JsonObject> | undefined)?.['200'];
+      const responses = operation.responses as Record<string, JsonObject> | undefined;
+      const answer = responses?.['200'] ?? responses?.['201'];
       const json = (answer?.content as Record<string, JsonObject> | undefined)?.['application/json'];
       if (json !== undefined && example !== undefined) json.example = example;
     }

@@ -44,8 +44,12 @@ describe("the crew's API description", () => {
     expect(document.tags.map((tag: { name: string }) => tag.name)).toEqual([
       'Crew',
       'Executions',
+      'Schedules and triggers',
       'Operations',
     ]);
+    expect(document.paths['/schedules'].post.tags).toEqual(['Schedules and triggers']);
+    const schedule = document.paths['/schedules'].post.responses['201'].content['application/json'];
+    expect(schedule.example).toMatchObject({ cron: '30 8 * * 1-5', timezone: 'Europe/Paris' });
   });
 
   it('gives an example answer for every route that answers JSON, each valid against its schema', async () => {
@@ -68,7 +72,8 @@ describe("the crew's API description", () => {
       }
     }
     expect(answered).toContain('GET /status/{kickoffId}');
-    expect(answered).toHaveLength(13);
+    expect(answered).toContain('POST /triggers/{name}');
+    expect(answered).toHaveLength(19);
     const status =
       document.paths['/status/{kickoffId}'].get.responses['200'].content['application/json'].example;
     expect(status.tasks.map((task: { name: string }) => task.name)).toEqual(['<task_id>']);

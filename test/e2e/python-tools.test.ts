@@ -171,7 +171,7 @@ describe("a crewAI project's Python tools, in the project's Python (Pydantic 2)"
     const pid = Number(before.toolResult);
     process.kill(pid, 'SIGKILL');
     // A call sent before crewd has seen the host die fails with it; the test is about the call after.
-    await until(() => !processExists(pid));
+    await until(() => !isRunning(pid));
     const after = await callTool(crewd, 'host_process', {});
 
     expect(after.state).toBe('SUCCESS');
@@ -334,11 +334,3 @@ function isRunning(pid: number): boolean {
   }
 }
 
-function processExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
