@@ -2,7 +2,13 @@ import { checkInputs } from '../crew/placeholders.ts';
 import { hashJson } from '../domain/canonical-json.ts';
 import type { CrewDefinition } from '../domain/crew.ts';
 import { CrewdError } from '../domain/errors.ts';
-import { isFinished, statesLeadingTo, type Execution, type WebhookTargets } from '../domain/execution.ts';
+import {
+  isFinished,
+  statesLeadingTo,
+  type A2aPushTarget,
+  type Execution,
+  type WebhookTargets,
+} from '../domain/execution.ts';
 import type { HumanFeedback } from '../domain/task-output.ts';
 import { approvalCompletes } from '../engine/execution-standing.ts';
 import type {
@@ -175,6 +181,8 @@ export class DurableExecutionService implements ExecutionService {
       humanInput: request.humanInput ?? execution.webhooks.humanInput,
       // Like the task, step and crew URLs: a stream not given again on /resume gets nothing more.
       ...(request.events === null ? {} : { events: request.events }),
+      // A2A push configs belong to the task, which goes on across the pause.
+      ...a2aPushAfterResume(execution.webhooks, request),
     };
     const now = this.deps.clock();
     const guard = {
@@ -333,6 +341,29 @@ export class DurableExecutionService implements ExecutionService {
     return this.deps.store.listDeliveries(executionId);
   }
 
+  async replaceA2aPush(
+    executionId: string,
+    caller: Caller,
+    update: (current: readonly A2aPushTarget[]) => readonly A2aPushTarget[],
+  ): Promise<Execution> {
+    // A compare-and-set on the state: a leg that moves the execution meanwhile makes this read and try again.
+    for (;;) {
+      const execution = await this.get(executionId, caller);
+      const webhooks = { ...execution.webhooks, a2aPush: update(execution.webhooks.a2aPush ?? []) };
+      const change: ExecutionChange = {
+        executionId,
+        fromStates: [execution.state],
+        patch: { webhooks },
+        now: this.deps.clock(),
+      };
+      const changed = await this.deps.store.applyChange(change);
+      if (changed !== null) {
+        this.deps.onCommitted(changed, change);
+        return changed;
+      }
+    }
+  }
+
   async #mustApply(change: ExecutionChange): Promise<Execution> {
     const execution = await this.deps.store.applyChange(change);
     if (execution === null) throw notPending();
@@ -349,6 +380,18 @@ function following(
   if (events === null) return null;
   const fresh = events.filter((event) => event.sequence > last);
   return fresh.every((event, index) => event.sequence === last + 1 + index) ? fresh : null;
+}
+
+/** The A2A push configs of the next leg: those of the task, and those the answering message added. */
+function a2aPushAfterResume(
+  webhooks: WebhookTargets,
+  request: ResumeRequest,
+): Pick<WebhookTargets, 'a2aPush'> {
+  const kept = webhooks.a2aPush ?? [];
+  const added = request.a2aPush ?? [];
+  if (kept.length === 0 && added.length === 0) return {};
+  const ids = new Set(added.map((target) => target.id));
+  return { a2aPush: [...kept.filter((target) => !ids.has(target.id)), ...added] };
 }
 
 function visibleTo(execution: Execution, caller: Caller): boolean {

@@ -1,0 +1,147 @@
+import { A2A_VERSION_HEADER, AgentCard, formatSSEErrorEvent, formatSSEEvent } from '@a2a-js/sdk';
+import { LegacyJsonRpcTransportHandler } from '@a2a-js/sdk/compat/v0_3/server';
+import { JsonRpcTransportHandler, ServerCallContext, validateVersion } from '@a2a-js/sdk/server';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { once } from 'node:events';
+import type { ServerResponse } from 'node:http';
+import { z } from 'zod';
+import { a2aAgentCard, a2aRpcPath, legacyAgentCardJson } from '../a2a-agent-card.ts';
+import { CrewA2aHandler } from '../a2a-request-handler.ts';
+import { callerOf } from '../bearer-auth.ts';
+import { bearerSecurity } from './route-context.ts';
+import type { RouteContext, ZodApp } from './route-context.ts';
+
+const agentCardPath = '/.well-known/agent-card.json';
+const legacyProtocol = '0.3';
+
+/** Absent or `0.3`: the protocol of the hosted crewAI platform and of most A2A clients today. */
+function requestedVersion(request: FastifyRequest): string {
+  const header = request.headers[A2A_VERSION_HEADER.toLowerCase()];
+  const value = (Array.isArray(header) ? header[0] : header)?.trim();
+  return value === undefined || value === '' ? legacyProtocol : value;
+}
+
+function isLegacy(version: string): boolean {
+  return version === legacyProtocol || version.startsWith('0.');
+}
+
+/**
+ * The crew's base URL as the client reached it: the card's URLs must point where this route module is served,
+ * under whatever prefix it was registered with.
+ */
+function baseUrlOf(request: FastifyRequest, prefix: string): string {
+  return `${request.protocol}://${request.host}${prefix}`;
+}
+
+/**
+ * The crew as an A2A agent (CONTRACT §3.7): its public agent card, and JSON-RPC at `/a2a` for protocol 0.3 (no
+ * `A2A-Version` header, or `0.3`) and 1.0 (`A2A-Version: 1.0`). Paths are relative to the crew's base URL.
+ */
+export function registerA2aRoutes(app: ZodApp, context: RouteContext): void {
+  const { service, metrics } = context;
+  const openStreams = new Set<AbortController>();
+  app.addHook('preClose', (done) => {
+    for (const stream of openStreams) stream.abort();
+    done();
+  });
+
+  app.get(
+    agentCardPath,
+    {
+      config: { public: true },
+      schema: {
+        summary: 'The A2A agent card: the crew as one skill, its inputs, the JSON-RPC URL',
+        response: { 200: z.record(z.string(), z.unknown()) },
+      },
+    },
+    (request, reply) => {
+      const card = a2aAgentCard(service.crew, baseUrlOf(request, app.prefix));
+      void reply.header('vary', A2A_VERSION_HEADER);
+      return isLegacy(requestedVersion(request))
+        ? legacyAgentCardJson(card)
+        : (AgentCard.toJSON(card) as Record<string, unknown>);
+    },
+  );
+
+  app.post(
+    a2aRpcPath,
+    {
+      schema: {
+        summary: 'A2A JSON-RPC: message/send, message/stream, tasks/get|cancel|resubscribe, push configs',
+        security: bearerSecurity,
+      },
+    },
+    async (request, reply) => {
+      const caller = callerOf(request);
+      const version = requestedVersion(request);
+      const legacy = isLegacy(version);
+      const controller = new AbortController();
+      reply.raw.on('close', () => controller.abort());
+      const card = a2aAgentCard(service.crew, baseUrlOf(request, app.prefix));
+      const handler = new CrewA2aHandler({ service, card, caller, signal: controller.signal });
+      const callContext = new ServerCallContext({ requestedVersion: version });
+      const transport = legacy
+        ? new LegacyJsonRpcTransportHandler(handler)
+        : new JsonRpcTransportHandler(handler);
+      const body = (request.body ?? {}) as Record<string, unknown>;
+      const id = typeof body.id === 'string' || typeof body.id === 'number' ? body.id : null;
+      const toError = (error: unknown) =>
+        legacy
+          ? LegacyJsonRpcTransportHandler.mapToLegacyJSONRPCError(error)
+          : JsonRpcTransportHandler.mapToJSONRPCError(error);
+      try {
+        validateVersion(legacy ? legacyProtocol : version, card, 'JSONRPC');
+      } catch (error) {
+        return { jsonrpc: '2.0', id, error: toError(error) };
+      }
+      const answer = await transport.handle(body, callContext);
+      if (!(Symbol.asyncIterator in answer)) return answer;
+      const events = answer[Symbol.asyncIterator]();
+      // What fails before the first event (an unknown task, a missing input) is a plain JSON-RPC error answer.
+      let first: IteratorResult<unknown>;
+      try {
+        first = await events.next();
+      } catch (error) {
+        return { jsonrpc: '2.0', id, error: toError(error) };
+      }
+
+      reply.hijack();
+      const response = reply.raw;
+      openStreams.add(controller);
+      response.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache, no-transform',
+        'x-accel-buffering': 'no',
+      });
+      try {
+        for (let next = first; next.done !== true; next = await events.next()) {
+          await write(response, formatSSEEvent(next.value), controller.signal);
+        }
+      } catch (error) {
+        if (!controller.signal.aborted) {
+          response.write(formatSSEErrorEvent({ jsonrpc: '2.0', id, error: toError(error) }));
+        }
+      } finally {
+        openStreams.delete(controller);
+        await events.return?.(undefined);
+        response.end();
+        observe(metrics, reply);
+      }
+      return reply;
+    },
+  );
+}
+
+/** Writes a chunk, waiting for the socket to drain so a slow client cannot grow memory. */
+async function write(response: ServerResponse, chunk: string, signal: AbortSignal): Promise<void> {
+  if (!response.write(chunk)) await once(response, 'drain', { signal });
+}
+
+function observe(metrics: RouteContext['metrics'], reply: FastifyReply): void {
+  metrics.observeHttpRequest(
+    'POST',
+    `${reply.request.routeOptions.url ?? a2aRpcPath}`,
+    200,
+    reply.elapsedTime / 1000,
+  );
+}
