@@ -4,11 +4,9 @@ import { JsonRpcTransportHandler, ServerCallContext, validateVersion } from '@a2
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
-import { z } from 'zod';
 import { a2aAgentCard, a2aRpcPath, legacyAgentCardJson } from '../a2a-agent-card.ts';
 import { CrewA2aHandler } from '../a2a-request-handler.ts';
 import { callerOf } from '../bearer-auth.ts';
-import { bearerSecurity } from './route-context.ts';
 import type { RouteContext, ZodApp } from './route-context.ts';
 
 const agentCardPath = '/.well-known/agent-card.json';
@@ -49,27 +47,20 @@ export function registerA2aRoutes(app: ZodApp, context: RouteContext): void {
     agentCardPath,
     {
       config: { public: true },
-      schema: {
-        summary: 'The A2A agent card: the crew as one skill, its inputs, the JSON-RPC URL',
-        response: { 200: z.record(z.string(), z.unknown()) },
-      },
+      // The A2A routes are described by the agent card and the A2A specification, not by /openapi.json.
+      schema: { hide: true },
     },
     (request, reply) => {
       const card = a2aAgentCard(service.crew, baseUrlOf(request, app.prefix));
       void reply.header('vary', A2A_VERSION_HEADER);
-      return isLegacy(requestedVersion(request))
-        ? legacyAgentCardJson(card)
-        : (AgentCard.toJSON(card) as Record<string, unknown>);
+      return isLegacy(requestedVersion(request)) ? legacyAgentCardJson(card) : AgentCard.toJSON(card);
     },
   );
 
   app.post(
     a2aRpcPath,
     {
-      schema: {
-        summary: 'A2A JSON-RPC: message/send, message/stream, tasks/get|cancel|resubscribe, push configs',
-        security: bearerSecurity,
-      },
+      schema: { hide: true },
     },
     async (request, reply) => {
       const caller = callerOf(request);
