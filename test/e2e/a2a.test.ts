@@ -132,6 +132,17 @@ function send(
   };
 }
 
+/** A raw JSON-RPC call, as clients of other SDKs make it. */
+async function rpc(baseUrl: string, method: string, params: unknown, headers: Record<string, string> = {}) {
+  const response = await fetch(`${baseUrl}/a2a`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${testToken}`, ...headers },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 7, method, params }),
+  });
+  expect(response.status).toBe(200);
+  return (await response.json()) as ApiResponse['body'];
+}
+
 function asTask(result: unknown): Task {
   expect(result).toHaveProperty('status');
   return result as Task;
@@ -224,27 +235,60 @@ describe('A2A tasks are executions', () => {
     expect(artifacts).toHaveLength(1);
   });
 
-  it('answers a missing input with invalid params naming it', async () => {
-    const response = await fetch(`${review.url}/a2a`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${testToken}` },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 7,
-        method: 'message/send',
-        params: {
-          message: {
-            kind: 'message',
-            messageId: 'm-missing',
-            role: 'user',
-            parts: [{ kind: 'data', data: { product: 'desks' } }],
-          },
-        },
-      }),
+  it('answers a protocol 0.3 message/send without configuration once the task has completed', async () => {
+    const body = await rpc(plain.url, 'message/send', {
+      message: {
+        kind: 'message',
+        messageId: 'm-plain',
+        role: 'user',
+        parts: [{ kind: 'text', text: 'maps' }],
+      },
     });
-    const body = (await response.json()) as ApiResponse['body'];
-    expect(body).toMatchObject({ jsonrpc: '2.0', id: 7, error: { code: -32602 } });
-    expect(body.error.message).toContain('audience');
+    expect(body.result).toMatchObject({
+      kind: 'task',
+      status: { state: 'completed' },
+      artifacts: [{ artifactId: 'result', parts: [{ kind: 'text', text: expect.any(String) }] }],
+    });
+  });
+
+  it('answers a missing input with invalid params naming it, in both protocol versions', async () => {
+    const legacy = await rpc(review.url, 'message/send', {
+      message: {
+        kind: 'message',
+        messageId: 'm-missing',
+        role: 'user',
+        parts: [{ kind: 'data', data: { product: 'desks' } }],
+      },
+    });
+    expect(legacy).toMatchObject({ jsonrpc: '2.0', id: 7, error: { code: -32602 } });
+    expect(legacy.error.message).toContain('audience');
+
+    const current = await rpc(
+      review.url,
+      'SendMessage',
+      { message: { messageId: 'm-missing-1', role: 'ROLE_USER', parts: [{ data: { product: 'desks' } }] } },
+      { 'A2A-Version': '1.0' },
+    );
+    expect(current).toMatchObject({ jsonrpc: '2.0', id: 7, error: { code: -32602 } });
+    expect(current.error.message).toContain('audience');
+  });
+
+  it('follows a task again with tasks/resubscribe until it ends', async () => {
+    const agent = await legacyClient(review.url);
+    const paused = asTask(await agent.sendMessage(send([data({ product: 'mugs', audience: 'offices' })])));
+    const waiting = await collect(agent.resubscribeTask({ tenant: '', id: paused.id }));
+    expect(states(waiting)).toEqual([TaskState.TASK_STATE_INPUT_REQUIRED]);
+
+    await agent.sendMessage(
+      send([text('approve')], paused.id, {
+        acceptedOutputModes: [],
+        historyLength: undefined,
+        returnImmediately: true,
+        taskPushNotificationConfig: undefined,
+      }),
+    );
+    const rest = await collect(agent.resubscribeTask({ tenant: '', id: paused.id }));
+    expect(states(rest).at(-1)).toBe(TaskState.TASK_STATE_COMPLETED);
   });
 
   it('waits for review as input-required and takes the answer in the same task', async () => {

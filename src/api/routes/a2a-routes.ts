@@ -74,7 +74,9 @@ export function registerA2aRoutes(app: ZodApp, context: RouteContext): void {
       const transport = legacy
         ? new LegacyJsonRpcTransportHandler(handler)
         : new JsonRpcTransportHandler(handler);
-      const body = (request.body ?? {}) as Record<string, unknown>;
+      const body = legacy
+        ? blockingByDefault(request.body)
+        : ((request.body ?? {}) as Record<string, unknown>);
       const id = typeof body.id === 'string' || typeof body.id === 'number' ? body.id : null;
       const toError = (error: unknown) =>
         legacy
@@ -121,6 +123,21 @@ export function registerA2aRoutes(app: ZodApp, context: RouteContext): void {
       return reply;
     },
   );
+}
+
+/**
+ * A 0.3 `message/send` without `configuration.blocking` waits for the task, as 0.3 servers (the hosted platform's
+ * included) do; the SDK's 0.3 translation would otherwise answer at once with a submitted task.
+ */
+function blockingByDefault(body: unknown): Record<string, unknown> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) return {};
+  const rpc = body as Record<string, unknown>;
+  const params = rpc.params;
+  if (rpc.method !== 'message/send' || typeof params !== 'object' || params === null) return rpc;
+  const { configuration } = params as { configuration?: unknown };
+  const given = typeof configuration === 'object' && configuration !== null ? configuration : {};
+  if ('blocking' in given) return rpc;
+  return { ...rpc, params: { ...params, configuration: { ...given, blocking: true } } };
 }
 
 /** Writes a chunk, waiting for the socket to drain so a slow client cannot grow memory. */
