@@ -11,6 +11,8 @@ import type { RouteContext, ZodApp } from './route-context.ts';
 
 const agentCardPath = '/.well-known/agent-card.json';
 const legacyProtocol = '0.3';
+/** As `GET /executions/{id}/events` does by default. */
+const heartbeatMs = 15_000;
 
 /** Absent or `0.3`: the protocol of the hosted crewAI platform and of most A2A clients today. */
 function requestedVersion(request: FastifyRequest): string {
@@ -37,9 +39,9 @@ function baseUrlOf(request: FastifyRequest, prefix: string): string {
  */
 export function registerA2aRoutes(app: ZodApp, context: RouteContext): void {
   const { service, metrics } = context;
-  const openStreams = new Set<AbortController>();
+  const openRequests = new Set<AbortController>();
   app.addHook('preClose', (done) => {
-    for (const stream of openStreams) stream.abort();
+    for (const request of openRequests) request.abort();
     done();
   });
 
@@ -67,7 +69,14 @@ export function registerA2aRoutes(app: ZodApp, context: RouteContext): void {
       const version = requestedVersion(request);
       const legacy = isLegacy(version);
       const controller = new AbortController();
-      reply.raw.on('close', () => controller.abort());
+      // A closing server ends waits and streams at once: the task goes on, and the client can follow it again.
+      openRequests.add(controller);
+      reply.raw.on('close', () => {
+        controller.abort();
+        openRequests.delete(controller);
+      });
+      // A blocking send answers when the task settles, which may be long after the connection last moved.
+      request.raw.socket.setTimeout(0);
       const card = a2aAgentCard(service.crew, baseUrlOf(request, app.prefix));
       const handler = new CrewA2aHandler({ service, card, caller, signal: controller.signal });
       const callContext = new ServerCallContext({ requestedVersion: version });
@@ -100,12 +109,13 @@ export function registerA2aRoutes(app: ZodApp, context: RouteContext): void {
 
       reply.hijack();
       const response = reply.raw;
-      openStreams.add(controller);
       response.writeHead(200, {
         'content-type': 'text/event-stream; charset=utf-8',
         'cache-control': 'no-cache, no-transform',
         'x-accel-buffering': 'no',
       });
+      // Comment lines keep an idle stream moving, so proxies and the server's own idle limit leave it open.
+      const heartbeat = setInterval(() => response.write(': keep-alive\n\n'), heartbeatMs);
       try {
         for (let next = first; next.done !== true; next = await events.next()) {
           await write(response, formatSSEEvent(next.value), controller.signal);
@@ -115,7 +125,7 @@ export function registerA2aRoutes(app: ZodApp, context: RouteContext): void {
           response.write(formatSSEErrorEvent({ jsonrpc: '2.0', id, error: toError(error) }));
         }
       } finally {
-        openStreams.delete(controller);
+        clearInterval(heartbeat);
         await events.return?.(undefined);
         response.end();
         observe(metrics, reply);
