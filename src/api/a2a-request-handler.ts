@@ -200,6 +200,8 @@ export class CrewA2aHandler implements A2ARequestHandler {
     const signal = AbortSignal.any([stop.signal, this.deps.signal]);
     try {
       yield* await this.deps.service.openEventStream(executionId, this.deps.caller, after, signal);
+    } catch (error) {
+      throw toA2aError(error);
     } finally {
       stop.abort();
     }
