@@ -396,6 +396,52 @@ describe('push notifications', () => {
   });
 });
 
+describe('after a restart', () => {
+  it('answers a task paused before it, and still pushes to its config', async () => {
+    const database = tempDatabase();
+    const crewDir = userCrew(join(crewsDir, 'review-crew'));
+    const env = { CREWD_WEBHOOK_SECRET: secret };
+    const first = await startCrewd({ crewDir, modelUrl: model.url, env, database });
+    let paused: Task;
+    try {
+      const agent = await legacyClient(first.url);
+      paused = asTask(
+        await agent.sendMessage(
+          send([data({ product: 'bells', audience: 'schools' })], '', {
+            acceptedOutputModes: [],
+            historyLength: undefined,
+            returnImmediately: false,
+            taskPushNotificationConfig: {
+              tenant: '',
+              id: '',
+              taskId: '',
+              url: `${receiver.url}/restarted`,
+              token: '',
+              authentication: undefined,
+            },
+          }),
+        ),
+      );
+      expect(paused.status?.state).toBe(TaskState.TASK_STATE_INPUT_REQUIRED);
+    } finally {
+      await first.close();
+    }
+
+    const second = await startCrewd({ crewDir, modelUrl: model.url, env, database });
+    try {
+      const agent = await legacyClient(second.url);
+      const done = asTask(await agent.sendMessage(send([text('approve')], paused.id)));
+      expect(done.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
+      const completed = () =>
+        receiver.on('/restarted').filter((push) => push.body.status?.state === 'completed');
+      await until(() => completed().length === 1);
+      expect(completed()[0]!.body.id).toBe(paused.id);
+    } finally {
+      await second.close();
+    }
+  });
+});
+
 describe('tokens', () => {
   it("does not show, cancel, follow or answer another user's task", async () => {
     const alice = await client(review.url, aliceToken);
