@@ -82,6 +82,7 @@ const plans: readonly FigurePlan[] = [
     env: { BENCH_STORE: 'postgres' },
     target: '<= 1.5x of 1,000 stored',
   },
+  { id: 'a2a', name: 'A2A kickoff to result', script: 'a2a-kickoff.ts', target: '-' },
 ];
 
 const { values } = parseArgs({
