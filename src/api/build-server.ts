@@ -163,7 +163,11 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   registerExecutionRoutes(app, context);
   if (deps.outputFiles !== undefined) registerOutputFileRoute(app, { ...context, files: deps.outputFiles });
   registerConsoleApiRoutes(app, context);
-  registerA2aRoutes(app, context);
+  registerA2aRoutes(app, {
+    ...context,
+    authenticate: deps.authenticate,
+    tokenRecheckMs: deps.tokenRecheckMs ?? defaultTokenRecheckMs,
+  });
   registerEventStreamRoute(app, {
     ...context,
     heartbeatMs: deps.heartbeatMs ?? 15_000,

@@ -14,6 +14,8 @@ describe('the A2A routes under a prefix', () => {
       service: new InMemoryExecutionService(),
       metrics: new Metrics(),
       clock: () => new Date(),
+      authenticate: () => Promise.resolve(null),
+      tokenRecheckMs: 250,
     };
     await app.register(
       (scope, _options, done) => {

@@ -18,7 +18,9 @@ import type { Store } from '../../src/store/store.ts';
 import { apiClient, crewsDir, startCrewd, tempDatabase, testToken } from '../support/crewd.ts';
 import type { ApiResponse } from '../support/crewd.ts';
 import { startFakeOpenAI, type FakeOpenAIServer } from '../support/fake-openai-server.ts';
-import { numberedAnswers } from '../support/model-requests.ts';
+import { HeldPrompts } from '../support/held-prompts.ts';
+import { heldNumberedAnswers, requestsMentioning } from '../support/model-requests.ts';
+import type { TokenService } from '../../src/service/token-service.ts';
 import { startScriptedReceiver, type ScriptedReceiver } from '../support/scripted-receiver.ts';
 import { until } from '../support/until.ts';
 import { userCrew } from '../support/user-crew.ts';
@@ -31,11 +33,13 @@ let plain: RunningServer;
 /** review-crew: inputs `product` and `audience`; its `draft` task waits for review. */
 let review: RunningServer;
 let store: Store;
+let tokens: TokenService;
+const held = new HeldPrompts();
 let aliceToken: string;
 let bobToken: string;
 
 beforeAll(async () => {
-  model = await startFakeOpenAI({ respond: numberedAnswers() });
+  model = await startFakeOpenAI({ respond: heldNumberedAnswers(held) });
   receiver = await startScriptedReceiver();
   // CREWD_WEBHOOK_ALLOW_PRIVATE=1 (set for every test server) lets notifications reach the loopback receiver.
   const env = { CREWD_WEBHOOK_SECRET: secret };
@@ -48,12 +52,13 @@ beforeAll(async () => {
     database,
   });
   store = await openSqliteStore(database);
-  const tokens = createTokenService({ store, clock: () => new Date() });
+  tokens = createTokenService({ store, clock: () => new Date() });
   aliceToken = (await tokens.create({ kind: 'user', userId: 'alice' })).secret;
   bobToken = (await tokens.create({ kind: 'user', userId: 'bob' })).secret;
 });
 
 afterAll(async () => {
+  held.letAllGo();
   await review.close();
   await plain.close();
   await store.close();
@@ -474,5 +479,24 @@ describe('tokens', () => {
     expect((await alice.getTask({ tenant: '', id: paused.id })).status?.state).toBe(
       TaskState.TASK_STATE_INPUT_REQUIRED,
     );
+  });
+});
+
+describe('a revoked token', () => {
+  it('loses its waiting send and its open stream', async () => {
+    const carol = await tokens.create({ kind: 'user', userId: 'carol' });
+    held.hold('revocation-kettles');
+    const agent = await legacyClient(review.url, carol.secret);
+    const waiting = agent.sendMessage(send([data({ product: 'revocation-kettles', audience: 'a' })]));
+    const stream = agent.sendMessageStream(send([data({ product: 'revocation-kettles', audience: 'b' })]));
+    const first = await stream.next();
+    expect(first.value?.payload?.$case).toBe('task');
+    // Both executions wait on the model now.
+    await until(() => requestsMentioning(model, 'revocation-kettles').length === 2);
+
+    await tokens.revoke(carol.record.id);
+    await expect(waiting).rejects.toThrow();
+    await expect(collect({ [Symbol.asyncIterator]: () => stream })).rejects.toThrow(/bearer token/);
+    held.letGo('revocation-kettles');
   });
 });

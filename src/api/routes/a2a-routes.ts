@@ -6,13 +6,24 @@ import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { a2aAgentCard, a2aRpcPath, legacyAgentCardJson } from '../a2a-agent-card.ts';
 import { CrewA2aHandler } from '../a2a-request-handler.ts';
-import { callerOf } from '../bearer-auth.ts';
+import { bearerToken, callerOf } from '../bearer-auth.ts';
+import type { Authenticate } from '../bearer-auth.ts';
+import { isCrewdError } from '../../domain/errors.ts';
+import { watchStreamToken } from '../stream-token-watch.ts';
 import type { RouteContext, ZodApp } from './route-context.ts';
 
 const agentCardPath = '/.well-known/agent-card.json';
 const legacyProtocol = '0.3';
+/** JSON-RPC's code for a request the server will not carry out. */
+const invalidRequestCode = -32600;
 /** As `GET /executions/{id}/events` does by default. */
 const heartbeatMs = 15_000;
+
+export interface A2aRouteContext extends RouteContext {
+  /** Checks the token of a waiting send or an open stream again, so a revoked token loses them within a second. */
+  readonly authenticate: Authenticate;
+  readonly tokenRecheckMs: number;
+}
 
 /** Absent or `0.3`: the protocol of the hosted crewAI platform and of most A2A clients today. */
 function requestedVersion(request: FastifyRequest): string {
@@ -37,7 +48,7 @@ function baseUrlOf(request: FastifyRequest, prefix: string): string {
  * The crew as an A2A agent (CONTRACT §3.7): its public agent card, and JSON-RPC at `/a2a` for protocol 0.3 (no
  * `A2A-Version` header, or `0.3`) and 1.0 (`A2A-Version: 1.0`). Paths are relative to the crew's base URL.
  */
-export function registerA2aRoutes(app: ZodApp, context: RouteContext): void {
+export function registerA2aRoutes(app: ZodApp, context: A2aRouteContext): void {
   const { service, metrics } = context;
   const openRequests = new Set<AbortController>();
   app.addHook('preClose', (done) => {
@@ -77,6 +88,15 @@ export function registerA2aRoutes(app: ZodApp, context: RouteContext): void {
       });
       // A blocking send answers when the task settles, which may be long after the connection last moved.
       request.raw.socket.setTimeout(0);
+      const token = watchStreamToken({
+        authenticate: context.authenticate,
+        secret: bearerToken(request.headers.authorization) ?? '',
+        intervalMs: context.tokenRecheckMs,
+        onRevoked: (error) => controller.abort(error),
+      });
+      reply.raw.on('close', () => token.stop());
+      /** The 401 a revoked token ends the request with, once it has been revoked. */
+      const revoked = () => (isCrewdError(controller.signal.reason) ? controller.signal.reason : null);
       const card = a2aAgentCard(service.crew, baseUrlOf(request, app.prefix));
       const handler = new CrewA2aHandler({ service, card, caller, signal: controller.signal });
       const callContext = new ServerCallContext({ requestedVersion: version });
@@ -97,13 +117,19 @@ export function registerA2aRoutes(app: ZodApp, context: RouteContext): void {
         return { jsonrpc: '2.0', id, error: toError(error) };
       }
       const answer = await transport.handle(body, callContext);
-      if (!(Symbol.asyncIterator in answer)) return answer;
+      if (!(Symbol.asyncIterator in answer)) {
+        token.stop();
+        const refusal = revoked();
+        if (refusal !== null) throw refusal;
+        return answer;
+      }
       const events = answer[Symbol.asyncIterator]();
       // What fails before the first event (an unknown task, a missing input) is a plain JSON-RPC error answer.
       let first: IteratorResult<unknown>;
       try {
         first = await events.next();
       } catch (error) {
+        token.stop();
         return { jsonrpc: '2.0', id, error: toError(error) };
       }
 
@@ -120,11 +146,19 @@ export function registerA2aRoutes(app: ZodApp, context: RouteContext): void {
         for (let next = first; next.done !== true; next = await events.next()) {
           await write(response, formatSSEEvent(next.value), controller.signal);
         }
+        const refusal = revoked();
+        if (refusal !== null) throw refusal;
       } catch (error) {
-        if (!controller.signal.aborted) {
+        const refusal = revoked();
+        if (refusal !== null) {
+          // The stream's last word, as `GET /executions/{id}/events` says it: its token no longer authenticates.
+          const unauthorized = { code: invalidRequestCode, message: refusal.message };
+          response.write(formatSSEErrorEvent({ jsonrpc: '2.0', id, error: unauthorized }));
+        } else if (!controller.signal.aborted) {
           response.write(formatSSEErrorEvent({ jsonrpc: '2.0', id, error: toError(error) }));
         }
       } finally {
+        token.stop();
         clearInterval(heartbeat);
         await events.return?.(undefined);
         response.end();
