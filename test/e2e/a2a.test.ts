@@ -229,8 +229,11 @@ describe('A2A tasks are executions', () => {
     expect(again.status?.state).toBe(TaskState.TASK_STATE_COMPLETED);
   });
 
-  it('streams the states of a task to its end', async () => {
-    const agent = await legacyClient(plain.url);
+  it.each([
+    ['0.3', legacyClient],
+    ['1.0', client],
+  ])('streams the states of a task to its end (protocol %s)', async (_version, connect) => {
+    const agent = await connect(plain.url);
     const events = await collect(agent.sendMessageStream(send([data({ topic: 'lamps' })])));
     const seen = states(events);
     expect(seen[0]).toBe(TaskState.TASK_STATE_SUBMITTED);
