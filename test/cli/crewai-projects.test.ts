@@ -180,8 +180,9 @@ describe('a JSONC crew (crewAI 1.15 and later)', () => {
   });
 });
 
+// memory=True is written on the line after the template's `process=Process.sequential,` (line 51).
 const memoryLine =
-  'src/latest_ai_development/crew.py (memory): crewd does not do memory yet: agents remember nothing beyond each task and its context';
+  'src/latest_ai_development/crew.py:52 (memory): crewd does not do memory yet: agents remember nothing beyond each task and its context';
 
 /** crewAI's template with `memory=True` on its Crew: a part crewd does not honour yet. */
 function templateWithMemory(): string {
@@ -255,6 +256,9 @@ describe('crewd check', () => {
         "     saved to: report.md (in the execution's workspace)",
         '',
         'Required inputs: topic, current_year',
+        '',
+        'Credentials:',
+        "  - OPENAI_API_KEY: set in the project's .env (model openai/gpt-4o-mini)",
         '',
         'Not honoured (left out when run with --allow-partial):',
         `  - ${memoryLine}`,

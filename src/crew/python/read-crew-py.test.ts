@@ -60,6 +60,45 @@ class Demo:
     expect(reading.dropped).toEqual([]);
   });
 
+  it('reads a model an @llm method returns, a literal config mapping, and reports a config it cannot read', async () => {
+    const reading = await read({
+      'src/demo/crew.py': `${header}
+from crewai.project import llm
+from langchain_anthropic import ChatAnthropic
+
+@CrewBase
+class Demo:
+    @llm
+    def careful(self):
+        return ChatAnthropic(model="claude-sonnet-4-5", max_tokens_to_sample=900)
+
+    @agent
+    def writer(self) -> Agent:
+        return Agent(config={"role": "Writer", "goal": "Write", "backstory": "Writes."}, llm=self.careful())
+
+    @agent
+    def checker(self) -> Agent:
+        return Agent(config=load_config("checker"), role="Checker")
+`,
+    });
+
+    expect(reading.agents.map((agent) => [agent.name, agent.entry])).toEqual([
+      [
+        'writer',
+        {
+          role: 'Writer',
+          goal: 'Write',
+          backstory: 'Writes.',
+          llm: { model: 'anthropic/claude-sonnet-4-5', max_tokens: 900 },
+        },
+      ],
+      ['checker', { role: 'Checker' }],
+    ]);
+    expect(reading.dropped).toEqual([
+      'src/demo/crew.py:19 (checker.config): `load_config("checker")` cannot be read statically; it is left out',
+    ]);
+  });
+
   it('reads task agents, context and the crew process from the methods, in method order', async () => {
     const reading = await read({
       'src/demo/crew.py': `${header}
@@ -91,6 +130,8 @@ class Demo:
         method: 'researcher',
         configKey: 'research_agent',
         entry: { allow_delegation: true, max_iter: 4 },
+        line: 8,
+        lines: { allow_delegation: 8, max_iter: 8 },
       },
     ]);
     expect(reading.tasks.map((task) => [task.name, task.entry])).toEqual([
