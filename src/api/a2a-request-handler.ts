@@ -28,6 +28,7 @@ import { isFinished, noWebhooks } from '../domain/execution.ts';
 import type { A2aPushTarget, Execution } from '../domain/execution.ts';
 import { a2aStateOf, a2aTaskOf, agentMessage, resultArtifact, textPart } from '../service/a2a-task.ts';
 import type { Caller, ExecutionService } from '../service/execution-service.ts';
+import { waitUntilSettled } from '../service/wait-until-settled.ts';
 import type { StoredExecutionEvent } from '../store/store.ts';
 import { validateHeaderSafe } from '../webhooks/index.ts';
 import { inputsOf, reviewAnswerOf } from './a2a-message-parts.ts';
@@ -66,11 +67,10 @@ export class CrewA2aHandler implements A2ARequestHandler {
 
   async sendMessage(params: SendMessageRequest, context: ServerCallContext): Promise<Message | Task> {
     return translated(async () => {
-      const { executionId, after } = await this.#start(params, context);
-      if (params.configuration?.returnImmediately !== true) {
-        for await (const event of this.#events(executionId, after)) if (settlingEvents.has(event.type)) break;
-      }
-      return a2aTaskOf(await this.#get(executionId));
+      const { executionId } = await this.#start(params, context);
+      if (params.configuration?.returnImmediately === true) return a2aTaskOf(await this.#get(executionId));
+      const { service, caller, signal } = this.deps;
+      return a2aTaskOf(await waitUntilSettled(service, executionId, caller, { signal }));
     });
   }
 
