@@ -281,6 +281,13 @@ describe('A2A tasks are executions', () => {
     expect(current.error.message).toContain('audience');
   });
 
+  it('answers an unknown task and an unknown method with their JSON-RPC errors', async () => {
+    const unknown = await rpc(plain.url, 'tasks/get', { id: '00000000-0000-4000-8000-000000000000' });
+    expect(unknown).toMatchObject({ id: 7, error: { code: -32001 } });
+    const method = await rpc(plain.url, 'tasks/teleport', { id: 'x' });
+    expect(method).toMatchObject({ id: 7, error: { code: -32601 } });
+  });
+
   it('follows a task again with tasks/resubscribe until it ends', async () => {
     const agent = await legacyClient(review.url);
     const paused = asTask(await agent.sendMessage(send([data({ product: 'mugs', audience: 'offices' })])));
