@@ -39,9 +39,10 @@ export function registerCheckCommand(program: Command, context: CliContext): voi
       let report: ReturnType<typeof migrationReport>;
       try {
         const credentials = crewCredentials(crew, { env, processEnv: context.env, defaultModel });
+        const listed = tools.statuses().filter((status) => status.listing !== undefined);
         report = migrationReport(
           crew,
-          { warnings, dropped, unavailable, credentials },
+          { warnings, dropped, unavailable, credentials, listed },
           { models, tools, defaultModel },
         );
       } finally {

@@ -1,4 +1,4 @@
-import { defaultGuardrailMaxRetries } from '../domain/crew.ts';
+import { defaultGuardrailMaxRetries, positionalArgumentsKey } from '../domain/crew.ts';
 import type { AgentDefinition, CrewDefinition, ModelSpec, TaskDefinition } from '../domain/crew.ts';
 import { findGuardrail } from '../engine/guardrails.ts';
 import type { ModelResolver } from '../llm/chat-model.ts';
@@ -19,6 +19,8 @@ export interface LoadFindings {
   readonly unavailable?: readonly ToolSourceStatus[];
   /** The credentials the crew needs and whether each is set (crewCredentials). */
   readonly credentials?: readonly CredentialStatus[];
+  /** Tool sources that list their tools (the project's Python tools: where each is defined, what runs it). */
+  readonly listed?: readonly ToolSourceStatus[];
 }
 
 /**
@@ -125,6 +127,7 @@ export function migrationReport(
   }
 
   const sections = [
+    ...(findings.listed ?? []).map(listingSection),
     ...(findings.credentials === undefined ? [] : [credentialsSection(findings.credentials)]),
     notHonouredSection(findings.dropped),
     unavailableSection(findings.unavailable ?? []),
@@ -146,6 +149,11 @@ export function verdict(problems: number): string {
   return problems === 0
     ? 'Nothing is left out: crewd runs this crew as written.'
     : `${problems} ${problems === 1 ? 'problem' : 'problems'}: crewd does not run this crew as written.`;
+}
+
+/** A source's own list of its tools; informative, never a problem (a source that cannot open is refused). */
+function listingSection(source: ToolSourceStatus): ReportSection {
+  return { title: `${source.label}:`, items: source.listing ?? [], problems: 0 };
 }
 
 function notHonouredSection(dropped: readonly string[]): ReportSection {
@@ -279,7 +287,11 @@ function describeTools(
 /** A tool as crew.py instantiates it: `FileReadTool(file_path="notes.txt")`. */
 function withPresets(name: string, presets: Readonly<Record<string, unknown>> | undefined): string {
   if (presets === undefined || Object.keys(presets).length === 0) return name;
-  const settings = Object.entries(presets).map(([key, value]) => `${key}=${JSON.stringify(value)}`);
+  const { [positionalArgumentsKey]: positional, ...named } = presets;
+  const settings = [
+    ...(Array.isArray(positional) ? positional.map((value) => JSON.stringify(value)) : []),
+    ...Object.entries(named).map(([key, value]) => `${key}=${JSON.stringify(value)}`),
+  ];
   return `${name}(${settings.join(', ')})`;
 }
 

@@ -4,6 +4,7 @@ import type {
   CrewDefinition,
   JsonSchema,
   McpServerConfig,
+  PythonTools,
   TaskDefinition,
 } from '../domain/crew.ts';
 import { CrewLoadError } from '../domain/errors.ts';
@@ -156,6 +157,7 @@ export async function loadCrew(dir: string, options: LoadCrewOptions): Promise<C
     agents: agentEntries,
     tasks: taskEntries,
     toolOrigins: reading?.toolOrigins ?? {},
+    ...(reading === undefined ? {} : { pythonTools: reading.pythonTools }),
     root: files.root,
   });
 }
@@ -168,6 +170,7 @@ function assembleCrew(
     agents: ReadonlyMap<string, AgentEntry>;
     tasks: ReadonlyMap<string, TaskEntry>;
     toolOrigins: Readonly<Record<string, string>>;
+    pythonTools?: PythonTools;
     /** The crew's directory: a stdio MCP server's `cwd` is relative to it. */
     root: string;
   },
@@ -187,6 +190,9 @@ function assembleCrew(
     agents,
     tasks,
     ...(Object.keys(entries.toolOrigins).length === 0 ? {} : { toolOrigins: entries.toolOrigins }),
+    ...(entries.pythonTools === undefined || Object.keys(entries.pythonTools.tools).length === 0
+      ? {}
+      : { pythonTools: entries.pythonTools }),
     requiredInputs: requiredInputs(agents.values(), tasks),
   };
 }

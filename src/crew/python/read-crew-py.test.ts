@@ -199,6 +199,77 @@ class Demo:
     });
   });
 
+  it("keeps what the project's Python needs to build each tool: module, name and positional arguments", async () => {
+    const reading = await read({
+      'src/demo/tools/__init__.py': `from crewai.tools import BaseTool
+
+
+class Greeter(BaseTool):
+    name: str = "Greeter"
+    description: str = "Greets."
+
+    def __init__(self, greeting: str, **kwargs):
+        super().__init__(**kwargs)
+`,
+      'src/demo/tools/lookup.py': `from crewai.tools import tool
+
+
+@tool("Fact Lookup")
+def lookup_fact(topic: str) -> str:
+    """Looks a fact up."""
+    return topic
+`,
+      'src/demo/crew.py': `${header}
+from crewai_tools import CSVSearchTool
+from demo.tools import Greeter
+from demo.tools.lookup import lookup_fact
+
+@CrewBase
+class Demo:
+    @agent
+    def writer(self) -> Agent:
+        return Agent(
+            config=self.agents_config["writer"],
+            tools=[Greeter("Hello", 2, excited=True), lookup_fact, CSVSearchTool(csv="data.csv")],
+        )
+`,
+    });
+
+    expect(reading.agents[0]?.entry).toEqual({
+      tools: ['Greeter', 'lookup_fact', 'CSVSearchTool'],
+      tool_arguments: {
+        Greeter: { excited: true, '*args': ['Hello', 2] },
+        CSVSearchTool: { csv: 'data.csv' },
+      },
+    });
+    expect(reading.pythonTools.sourceRoot).toMatch(/\/src$/);
+    expect(reading.pythonTools.tools).toEqual({
+      Greeter: {
+        module: 'demo.tools',
+        attribute: 'Greeter',
+        kind: 'class',
+        origin: 'src/demo/tools/__init__.py:4',
+        builtin: false,
+      },
+      lookup_fact: {
+        module: 'demo.tools.lookup',
+        attribute: 'lookup_fact',
+        kind: 'function',
+        origin: 'src/demo/tools/lookup.py:5',
+        builtin: false,
+      },
+      // crewAI's own tool: where crew.py builds it.
+      CSVSearchTool: {
+        module: 'crewai_tools',
+        attribute: 'CSVSearchTool',
+        kind: 'class',
+        origin: 'src/demo/crew.py:14',
+        builtin: true,
+      },
+    });
+    expect(reading.dropped).toEqual([]);
+  });
+
   it('turns Pydantic classes into JSON Schema, following imports into the package', async () => {
     const reading = await read({
       'src/demo/models.py': `from enum import Enum

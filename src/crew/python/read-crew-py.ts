@@ -1,5 +1,6 @@
 import path from 'node:path';
-import type { JsonSchema } from '../../domain/crew.ts';
+import type { JsonSchema, PythonToolReference, PythonTools } from '../../domain/crew.ts';
+import { positionalArgumentsKey } from '../../domain/crew.ts';
 import { CrewLoadError } from '../../domain/errors.ts';
 import { unhonouredAgentKeys, unhonouredCrewKeys, unhonouredTaskKeys } from '../unhonoured-keys.ts';
 import { chooseCrewClass } from './choose-crew-class.ts';
@@ -42,6 +43,8 @@ export interface CrewPyReading {
   readonly crewLines: Readonly<Record<string, number>>;
   /** Custom Python tools by name, with the `file:line` they are defined at. */
   readonly toolOrigins: Readonly<Record<string, string>>;
+  /** The Python tools crew.py takes from the project and from `crewai_tools`, as the project's Python imports them. */
+  readonly pythonTools: PythonTools;
   /** One message per part of crew.py crewd cannot read and so does not honour, naming file and line. */
   readonly dropped: readonly string[];
   /** What a person should know about how crew.py was read (which of several crews), as warnings. */
@@ -107,7 +110,8 @@ export async function readCrewPy(
 ): Promise<CrewPyReading | undefined> {
   const packageDir = path.dirname(absolutePath);
   // Absolute imports name the package from `src/` (or the folder above the package).
-  const modules = new PackageModules(await findSourceRoot(packageDir), options.crewRoot);
+  const sourceRoot = await findSourceRoot(packageDir);
+  const modules = new PackageModules(sourceRoot, options.crewRoot);
   try {
     const module = await modules.read(absolutePath);
     if (module === undefined) {
@@ -131,7 +135,7 @@ export async function readCrewPy(
     }
     const attributes =
       chosen === undefined ? new Map<string, PythonNode>() : classAttributes(chosen.definition);
-    const reader = new CrewClassReader(module, modules, methods, attributes, options.env);
+    const reader = new CrewClassReader(module, modules, methods, attributes, options.env, sourceRoot);
     return await reader.read(chosen?.note === undefined ? [] : [chosen.note]);
   } catch (error) {
     modules.close();
@@ -200,6 +204,7 @@ type Names = { agentNames: Map<string, string>; taskNames: Map<string, string> }
 class CrewClassReader {
   readonly #dropped: string[] = [];
   readonly #toolOrigins: Record<string, string> = {};
+  readonly #pythonTools: Record<string, PythonToolReference> = {};
   #mcp: CrewPyMcp = new CrewPyMcp(() => undefined, undefined);
   /** A script's variables by the start of the call assigned to them: what `agent=researcher` refers to. */
   readonly #variables = new Map<number, string>();
@@ -212,6 +217,7 @@ class CrewClassReader {
     private readonly methods: readonly Method[],
     private readonly selfAttributes: ReadonlyMap<string, PythonNode>,
     private readonly env: Readonly<Record<string, string | undefined>>,
+    private readonly sourceRoot: string,
   ) {
     for (const method of methods) if (method.script) this.#variables.set(method.node.startIndex, method.name);
   }
@@ -273,6 +279,7 @@ class CrewClassReader {
       crewLines,
       notes,
       toolOrigins: this.#toolOrigins,
+      pythonTools: { sourceRoot: this.sourceRoot, tools: this.#pythonTools },
       dropped: this.#dropped,
       modelSchema: (className) => this.#modelSchemaByName(className),
       llmMethods,
@@ -615,15 +622,38 @@ class CrewClassReader {
         return this.#unreadableTool(value, where);
       }
       const name = callee.kind === 'external' ? (callee.name.split('.').pop() ?? callee.name) : callee.name;
-      if (callee.kind === 'class')
-        this.#toolOrigins[name] = `${callee.module.file}:${lineOf(callee.definition.node)}`;
+      if (callee.kind === 'class') {
+        const origin = `${callee.module.file}:${lineOf(callee.definition.node)}`;
+        this.#toolOrigins[name] = origin;
+        this.#pythonTools[name] = {
+          module: this.#moduleName(callee.module),
+          attribute: callee.name,
+          kind: 'class',
+          origin,
+          builtin: false,
+        };
+      } else if (/^crewai_tools(\.|$)/.test(callee.module) && !callee.name.includes('.')) {
+        // One of crewAI's own tools: run by the project's Python where it has crewai_tools.
+        this.#pythonTools[name] = {
+          module: callee.module,
+          attribute: name,
+          kind: 'class',
+          origin: `${this.module.file}:${lineOf(value.node)}`,
+          builtin: true,
+        };
+      }
       const settings: Record<string, unknown> = {};
       for (const [key, argument] of value.kwargs) {
         if (argument.kind === 'data') settings[key] = argument.value;
         else this.#unreadable(argument, `${where}.${name}.${key}`);
       }
-      if (value.args.length > 0)
-        this.#drop(value.node, `${where}.${name}`, 'positional arguments are not read');
+      if (value.args.length > 0) {
+        // A project's own tool class is built by the project's Python, which takes positional literals as well.
+        const positional = value.args.map((argument) => (argument.kind === 'data' ? argument : undefined));
+        if (callee.kind === 'class' && positional.every((argument) => argument !== undefined)) {
+          settings[positionalArgumentsKey] = positional.map((argument) => argument.value);
+        } else this.#drop(value.node, `${where}.${name}`, 'positional arguments are not read');
+      }
       return Object.keys(settings).length === 0 ? { name } : { name, arguments: settings };
     }
     if (value.kind === 'symbol' && value.symbol.kind === 'function') {
@@ -631,10 +661,25 @@ class CrewClassReader {
       const symbol = value.symbol;
       const isTool = symbol.definition.decorators.some((decorator) => decoratorName(decorator) === 'tool');
       if (!isTool) return this.#unreadableTool(value, where);
-      this.#toolOrigins[symbol.name] = `${symbol.module.file}:${lineOf(symbol.definition.node)}`;
+      const origin = `${symbol.module.file}:${lineOf(symbol.definition.node)}`;
+      this.#toolOrigins[symbol.name] = origin;
+      this.#pythonTools[symbol.name] = {
+        module: this.#moduleName(symbol.module),
+        attribute: symbol.name,
+        kind: 'function',
+        origin,
+        builtin: false,
+      };
       return { name: symbol.name };
     }
     return this.#unreadableTool(value, where);
+  }
+
+  /** The dotted name the project's Python imports a module of the project by (`my_crew.tools.custom_tool`). */
+  #moduleName(module: PythonModule): string {
+    const parts = path.relative(this.sourceRoot, module.absolutePath).replace(/\.py$/, '').split(path.sep);
+    if (parts.at(-1) === '__init__') parts.pop();
+    return parts.join('.');
   }
 
   #unreadableTool(value: PythonValue, where: string): undefined {
