@@ -90,6 +90,7 @@ const plans: readonly FigurePlan[] = [
     script: 'schedules.ts',
     target: '= 1',
   },
+  { id: '13', name: '13 A2A kickoff to result', script: 'a2a-kickoff.ts', target: '<= 1.2x' },
   { id: '16', name: '16 fair shares, SQLite', script: 'fair-share.ts', target: '<= 200 ms' },
 ];
 

@@ -24,6 +24,7 @@ import { describeErrorResponses } from './error-responses.ts';
 import { zodValidatorCompiler } from './request-validation.ts';
 import { errorBodySchema } from './response-schemas.ts';
 import { defaultTokenRecheckMs } from './stream-token-watch.ts';
+import { registerA2aRoutes } from './routes/a2a-routes.ts';
 import { registerConsoleApiRoutes } from './routes/console-api-routes.ts';
 import { registerCrewRoutes } from './routes/crew-routes.ts';
 import { registerEventStreamRoute, serverClosing } from './routes/event-stream-route.ts';
@@ -176,6 +177,11 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   }
   if (deps.outputFiles !== undefined) registerOutputFileRoute(app, { ...context, files: deps.outputFiles });
   registerConsoleApiRoutes(app, context);
+  registerA2aRoutes(app, {
+    ...context,
+    authenticate: deps.authenticate,
+    tokenRecheckMs: deps.tokenRecheckMs ?? defaultTokenRecheckMs,
+  });
   registerMcpRoutes(app, { ...context, authenticate: deps.authenticate });
   registerEventStreamRoute(app, {
     ...context,

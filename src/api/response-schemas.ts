@@ -103,7 +103,7 @@ export const deliveryListSchema = z.object({
   items: z.array(
     z.object({
       id: z.string(),
-      kind: z.enum(['task', 'step', 'crew', 'human_input', 'events']),
+      kind: z.enum(['task', 'step', 'crew', 'human_input', 'events', 'a2a']),
       url: z
         .string()
         .describe(

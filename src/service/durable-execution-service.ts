@@ -6,6 +6,7 @@ import { QueueFull, QueueFullError } from '../domain/queue-full-error.ts';
 import {
   isFinished,
   statesLeadingTo,
+  type A2aPushTarget,
   type Execution,
   type PendingHumanInput,
   type WebhookTargets,
@@ -216,6 +217,8 @@ export class DurableExecutionService implements ExecutionService {
       humanInput: request.humanInput ?? execution.webhooks.humanInput,
       // Like the task, step and crew URLs: a stream not given again on /resume gets nothing more.
       ...(request.events === null ? {} : { events: request.events }),
+      // A2A push configs belong to the task, which goes on across the pause.
+      ...a2aPushAfterResume(execution.webhooks, request),
     };
     const answered = await this.#answerReview(execution, pending, feedback, webhooks);
     if (answered === null) throw notPending();
@@ -422,6 +425,29 @@ export class DurableExecutionService implements ExecutionService {
     return this.deps.store.listDeliveries(executionId);
   }
 
+  async replaceA2aPush(
+    executionId: string,
+    caller: Caller,
+    update: (current: readonly A2aPushTarget[]) => readonly A2aPushTarget[],
+  ): Promise<Execution> {
+    // A compare-and-set on the state: a leg that moves the execution meanwhile makes this read and try again.
+    for (;;) {
+      const execution = await this.get(executionId, caller);
+      const webhooks = { ...execution.webhooks, a2aPush: update(execution.webhooks.a2aPush ?? []) };
+      const change: ExecutionChange = {
+        executionId,
+        fromStates: [execution.state],
+        patch: { webhooks },
+        now: this.deps.clock(),
+      };
+      const changed = await this.deps.store.applyChange(change);
+      if (changed !== null) {
+        this.deps.onCommitted(changed, change);
+        return changed;
+      }
+    }
+  }
+
   /** Applies a guarded change; null when its guards no longer held. */
   async #apply(change: ExecutionChange): Promise<Execution | null> {
     const execution = await this.deps.store.applyChange(change);
@@ -438,6 +464,18 @@ function following(
   if (events === null) return null;
   const fresh = events.filter((event) => event.sequence > last);
   return fresh.every((event, index) => event.sequence === last + 1 + index) ? fresh : null;
+}
+
+/** The A2A push configs of the next leg: those of the task, and those the answering message added. */
+function a2aPushAfterResume(
+  webhooks: WebhookTargets,
+  request: ResumeRequest,
+): Pick<WebhookTargets, 'a2aPush'> {
+  const kept = webhooks.a2aPush ?? [];
+  const added = request.a2aPush ?? [];
+  if (kept.length === 0 && added.length === 0) return {};
+  const ids = new Set(added.map((target) => target.id));
+  return { a2aPush: [...kept.filter((target) => !ids.has(target.id)), ...added] };
 }
 
 function visibleTo(execution: Execution, caller: Caller): boolean {

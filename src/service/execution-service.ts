@@ -1,6 +1,7 @@
 import type { ReviewDeadline } from '../domain/review-deadline.ts';
 import type { CrewDefinition } from '../domain/crew.ts';
 import type {
+  A2aPushTarget,
   EventStreamTarget,
   Execution,
   ExecutionState,
@@ -39,6 +40,8 @@ export interface ResumeRequest {
   readonly humanInput: HumanInputWebhook | null;
   /** Event streaming for the next leg; null streams nothing more. */
   readonly events: EventStreamTarget | null;
+  /** A2A push configs added by the message that answers the review; the task's own ones stay. */
+  readonly a2aPush?: readonly A2aPushTarget[];
   readonly caller: Caller;
 }
 
@@ -82,4 +85,10 @@ export interface ExecutionService {
     signal: AbortSignal,
   ): Promise<AsyncIterable<StoredExecutionEvent>>;
   deliveries(executionId: string, caller: Caller): Promise<readonly DeliveryRecord[]>;
+  /** Sets the execution's A2A push configs to what `update` makes of them, whatever state it is in. */
+  replaceA2aPush(
+    executionId: string,
+    caller: Caller,
+    update: (current: readonly A2aPushTarget[]) => readonly A2aPushTarget[],
+  ): Promise<Execution>;
 }

@@ -10,6 +10,7 @@ import {
   stepPayload,
   taskPayload,
 } from '../webhooks/payloads.ts';
+import { a2aPushMessages } from './a2a-push.ts';
 import { toStreamEvents } from './stream-events.ts';
 
 /**
@@ -25,13 +26,21 @@ export class Notifications {
 
   /**
    * The event streaming messages for a change: crewAI's events for the records it logs, filtered by the target's
-   * types; one message per event when the target is realtime, else one for all of them.
+   * types; one message per event when the target is realtime, else one for all of them. With them, the A2A push
+   * notifications of a change of state: every write of a change passes here.
    */
   streamed(
     execution: Execution,
     change: ExecutionChange,
     webhooks: WebhookTargets = execution.webhooks,
   ): NewOutboxMessage[] {
+    return [
+      ...this.#eventStream(execution, change, webhooks),
+      ...a2aPushMessages(execution, change, webhooks.a2aPush ?? [], this.newId),
+    ];
+  }
+
+  #eventStream(execution: Execution, change: ExecutionChange, webhooks: WebhookTargets): NewOutboxMessage[] {
     const target = webhooks.events ?? null;
     if (target === null) return [];
     const context = {

@@ -227,8 +227,8 @@ export interface TokenStore {
   revokeToken(id: string, now: Date): Promise<boolean>;
 }
 
-/** `events` carries the hosted platform's event streaming envelopes. */
-export type WebhookKind = 'task' | 'step' | 'crew' | 'human_input' | 'events';
+/** `events` carries the hosted platform's event streaming envelopes; `a2a` A2A push notifications. */
+export type WebhookKind = 'task' | 'step' | 'crew' | 'human_input' | 'events' | 'a2a';
 
 export interface NewOutboxMessage {
   /** The `webhook-id` header: the same on every attempt. */

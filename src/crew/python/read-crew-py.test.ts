@@ -384,6 +384,27 @@ class Demo:
     expect(reading.tasks[0]?.entry).toEqual({ markdown: true });
   });
 
+  it("reports an agent's own A2A server as not honoured, and keeps the agent", async () => {
+    const reading = await read({
+      'src/demo/crew.py': `${header}
+from crewai.a2a import A2AServerConfig
+
+@CrewBase
+class Demo:
+    @agent
+    def writer(self) -> Agent:
+        return Agent(config=self.agents_config["writer"], a2a=A2AServerConfig(url="https://agents.example.com"), verbose=True)
+`,
+    });
+
+    expect(reading.dropped).toEqual([
+      expect.stringMatching(
+        /^src\/demo\/crew\.py:\d+ \(writer\.a2a\): the agent is not served as an A2A agent of its own/,
+      ),
+    ]);
+    expect(reading.agents[0]?.entry).toEqual({ verbose: true });
+  });
+
   it('reads guardrails as descriptions or references to the function they name, and drops a lambda', async () => {
     const reading = await read({
       'src/demo/crew.py': `${header}

@@ -73,6 +73,10 @@ export interface ReadCrewPyOptions {
 type Section = 'agent' | 'task';
 
 /** Keys that take a Python callable in crewAI; crewd runs no Python, so they cannot be honoured. */
+/** Why an agent's own A2A server (`a2a=A2AServerConfig(...)`) is not honoured. */
+const agentA2aServer =
+  'the agent is not served as an A2A agent of its own: crewd serves the whole crew as one, at {base_url}/a2a';
+
 const callableKeys = new Set([
   'guardrail',
   'guardrails',
@@ -386,6 +390,15 @@ class CrewClassReader {
         case 'output_pydantic': {
           const schema = await this.#modelSchema(argument, where);
           if (schema !== undefined) entry[key] = schema;
+          break;
+        }
+        case 'a2a': {
+          // crewAI serves such an agent as an A2A server of its own; crewd serves the crew as one A2A agent.
+          if (section === 'agent') {
+            this.#drop(argument.node, where, agentA2aServer);
+            break;
+          }
+          this.#unreadable(argument, where);
           break;
         }
         case 'guardrail':
