@@ -38,8 +38,8 @@ export function buildFlow(source: Omit<FlowSource, 'keys'>, options: BuildFlowOp
     const [issue] = parsed.error.issues;
     const key = (issue?.path ?? []).map(String).join('.');
     const message =
-      key === 'state' && issue?.code === 'invalid_union'
-        ? "Unable to extract tag using discriminator 'type'"
+      key.startsWith('state') && issue?.code === 'invalid_union'
+        ? stateTagMessage(data.state)
         : pydanticMessage(issue);
     throw new FlowDefinitionError(file, message, key, parsed.error);
   }
@@ -167,4 +167,12 @@ function toHumanFeedback(
     defaultOutcome: feedback.default_outcome ?? undefined,
     metadata: feedback.metadata ?? {},
   };
+}
+
+/** pydantic's words for a `state` whose `type` is missing or not one of the four. */
+function stateTagMessage(state: unknown): string {
+  const type =
+    typeof state === 'object' && state !== null ? (state as Record<string, unknown>).type : undefined;
+  if (type === undefined) return "Unable to extract tag using discriminator 'type'";
+  return `Input tag '${JSON.stringify(type)}' found using 'type' does not match any of the expected tags: 'dict', 'json_schema', 'pydantic', 'unknown'`;
 }

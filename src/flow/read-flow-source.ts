@@ -1,6 +1,7 @@
 import { readFile, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { isMap, parseDocument } from 'yaml';
+import type { ScalarTag } from 'yaml';
 import { FlowDefinitionError } from './flow-errors.ts';
 
 /** A flow document as read from disk, before it is checked. */
@@ -12,6 +13,17 @@ export interface FlowSource {
   /** Top-level keys in file order. */
   readonly keys: readonly string[];
 }
+
+const boolTag = 'tag:yaml.org,2002:bool';
+
+/** PyYAML's booleans: YAML 1.1's words but not `y`/`n`, which PyYAML (unlike the YAML 1.1 spec) keeps as text. */
+const pyYamlBool: ScalarTag = {
+  tag: boolTag,
+  default: true,
+  identify: (value) => typeof value === 'boolean',
+  test: /^(?:yes|Yes|YES|no|No|NO|true|True|TRUE|false|False|FALSE|on|On|ON|off|Off|OFF)$/,
+  resolve: (text) => /^(?:yes|Yes|YES|true|True|TRUE|on|On|ON)$/.test(text),
+};
 
 /** Names a directory may hold its flow under, in the order they are looked for. */
 const flowFileNames = ['flow.yaml', 'flow.yml', 'flow.json'];
@@ -88,7 +100,12 @@ export async function readFlowSource(filePath: string): Promise<FlowSource> {
 /** Parses flow text; `file` names it in messages. */
 export function parseFlowText(text: string, file: string): Omit<FlowSource, 'sourceDir'> {
   if (text.trim() === '') throw new FlowDefinitionError(file, 'Flow declaration contents are empty');
-  const document = parseDocument(text, { version: '1.1', merge: true, uniqueKeys: true });
+  const document = parseDocument(text, {
+    version: '1.1',
+    merge: true,
+    uniqueKeys: true,
+    customTags: (tags) => [pyYamlBool, ...tags.filter((tag) => (tag as { tag?: string }).tag !== boolTag)],
+  });
   const [error] = document.errors;
   if (error !== undefined)
     throw new FlowDefinitionError(file, `YAML syntax error: ${error.message.split('\n')[0] ?? ''}`);
