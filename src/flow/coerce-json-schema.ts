@@ -141,7 +141,9 @@ export function fitObject(
   const result: Record<string, unknown> = {};
   const at = (key: string): string => (field === '' ? key : `${field}.${key}`);
   for (const [key, property] of Object.entries(properties)) {
-    if (key in value) result[key] = fit(resolve(property, root), value[key], root, at(key), problems);
+    // A field neither required nor defaulted is Optional in crewAI's model: None is a value it accepts.
+    if (key in value && value[key] === null && !required.has(key)) result[key] = null;
+    else if (key in value) result[key] = fit(resolve(property, root), value[key], root, at(key), problems);
     else if ('default' in property) result[key] = property.default;
     else if (required.has(key)) {
       if (options.allowMissing !== true) problems.push({ field: at(key), message: 'Field required' });

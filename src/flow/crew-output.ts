@@ -51,8 +51,17 @@ export function validatedEntry<Schema extends z.ZodType>(
   const [issue] = result.error.issues;
   const key = [where, ...(issue?.path ?? []).map(String)].join('.');
   const message =
-    issue?.code === 'invalid_type' && issue.message.endsWith('received undefined')
+    issue !== undefined && valueAt(value, issue.path) === undefined
       ? `missing required field '${String(issue.path.at(-1))}'`
       : pydanticMessage(issue);
   throw new FlowMethodError(method, `${key}: ${message}`);
+}
+
+function valueAt(value: unknown, path: readonly PropertyKey[]): unknown {
+  let current = value;
+  for (const segment of path) {
+    if (typeof current !== 'object' || current === null) return undefined;
+    current = (current as Record<PropertyKey, unknown>)[segment];
+  }
+  return current;
 }
