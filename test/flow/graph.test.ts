@@ -175,6 +175,76 @@ methods:
   });
 });
 
+describe('more topologies', () => {
+  it('joins a diamond once both sides are done', async () => {
+    const definition = flow(`
+name: Diamond
+methods:
+  top: {start: true, do: {call: expression, expr: "1"}}
+  left: {listen: top, do: {call: expression, expr: "outputs.top + 1"}}
+  right: {listen: top, do: {call: expression, expr: "outputs.top + 2"}}
+  bottom: {listen: {and: [left, right]}, do: {call: expression, expr: "outputs.left + outputs.right"}}
+`);
+    expect(await harness.run(definition)).toMatchObject({ result: 5 });
+    expect(harness.started.filter((name) => name === 'bottom')).toHaveLength(1);
+  });
+
+  it('chains routers: one router outcome triggers the next router', async () => {
+    const definition = flow(`
+name: Cascade
+methods:
+  begin: {start: true, do: {call: expression, expr: "1"}}
+  first: {listen: begin, router: true, do: {call: expression, expr: "'stage_two'"}}
+  second: {listen: stage_two, router: true, do: {call: expression, expr: "'stage_three'"}}
+  last: {listen: stage_three, do: {call: expression, expr: "'end of cascade'"}}
+`);
+    expect(await harness.run(definition)).toMatchObject({ result: 'end of cascade' });
+    expect(harness.started).toEqual(['begin', 'first', 'second', 'last']);
+  });
+
+  it('runs every router of one trigger, in definition order', async () => {
+    const definition = flow(`
+name: TwoRouters
+methods:
+  begin: {start: true, do: {call: expression, expr: "1"}}
+  route_a: {listen: begin, router: true, do: {call: expression, expr: "'a_path'"}}
+  route_b: {listen: begin, router: true, do: {call: expression, expr: "'b_path'"}}
+  on_a: {listen: a_path, do: {call: expression, expr: "'a'"}}
+  on_b: {listen: b_path, do: {call: expression, expr: "'b'"}}
+`);
+    await harness.run(definition);
+    expect(harness.started.indexOf('route_a')).toBeLessThan(harness.started.indexOf('route_b'));
+    expect(harness.started).toEqual(expect.arrayContaining(['on_a', 'on_b']));
+  });
+
+  it('lets only the chosen outcome run (exclusive router events)', async () => {
+    const definition = flow(`
+name: Exclusive
+methods:
+  decide: {start: true, router: true, do: {call: expression, expr: "'left'"}}
+  left_path: {listen: left, do: {call: expression, expr: "'L'"}}
+  right_path: {listen: right, do: {call: expression, expr: "'R'"}}
+  after_either: {listen: {or: [left_path, right_path]}, do: {call: expression, expr: "has(outputs.right_path)"}}
+`);
+    expect(await harness.run(definition)).toMatchObject({ result: false });
+    expect(harness.started).not.toContain('right_path');
+  });
+
+  it('an and needs all its events again after it fires', async () => {
+    const definition = flow(`
+name: AndAgain
+methods:
+  begin: {start: true, do: {call: expression, expr: "0"}}
+  a: {listen: {or: [begin, again]}, do: {call: expression, expr: "1"}}
+  b: {listen: a, do: {call: expression, expr: "2"}}
+  joined: {listen: {and: [a, b]}, do: {call: expression, expr: "has(outputs.joined) ? outputs.joined + 1 : 1"}}
+  decide: {listen: joined, router: true, do: {call: expression, expr: "outputs.joined < 2 ? 'again' : 'stop'"}}
+`);
+    expect(await harness.run(definition)).toMatchObject({ result: 'stop' });
+    expect(harness.started.filter((name) => name === 'joined')).toHaveLength(2);
+  });
+});
+
 describe('failures', () => {
   it('fails the flow on a failing method and runs nothing downstream', async () => {
     const definition = flow(`
