@@ -18,6 +18,9 @@ import { parseJsonObject } from './parse-json-object.ts';
 
 export interface RunFlowOptions {
   readonly inputs: string;
+  readonly model?: string;
+  readonly outputDir?: string;
+  readonly allowPartial?: boolean;
   readonly record?: string;
   readonly feedbackFile?: string;
 }
@@ -34,6 +37,13 @@ export async function runFlowInTerminal(
   const { stderr, stdout } = context;
   const warn = (message: string): void => void stderr.write(`warning: ${message}\n`);
   const definition = await loadFlow(target, { warn });
+  for (const [flag, given] of [
+    ['--model', options.model],
+    ['--output-dir', options.outputDir],
+    ['--allow-partial', options.allowPartial],
+  ] as const) {
+    if (given !== undefined) warn(`${flag} is not applied to flows yet`);
+  }
   const inputs = parseJsonObject(options.inputs, '--inputs');
   const check = checkFlowInputs(definition, inputs);
   if (check.missing.length > 0 || check.unknown.length > 0 || check.invalid.length > 0) {

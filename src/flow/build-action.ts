@@ -83,14 +83,18 @@ function buildAtomic(
       case 'crew':
         return buildCrew(parse(crewActionSchema, document, where), where, roots);
       case 'code':
-        parse(codeActionSchema, document, where);
-        return { call, document };
-      case 'tool':
-        parse(toolActionSchema, document, where);
-        return { call, document };
+      case 'tool': {
+        const action = parse(call === 'code' ? codeActionSchema : toolActionSchema, document, where);
+        const written = action.with;
+        return {
+          call,
+          document,
+          arguments: written === undefined ? undefined : compileTemplated(written, `${where}.with`, roots),
+        };
+      }
       case 'script':
         parse(scriptActionSchema, document, where);
-        return { call, document };
+        return { call, document, arguments: undefined };
       case 'each':
         throw new ActionProblem('each steps cannot contain a nested each action', `${where}.call`);
       default:

@@ -67,6 +67,16 @@ export function buildFlow(source: Omit<FlowSource, 'keys'>, options: BuildFlowOp
     }
     if (method.do === undefined) throw new FlowDefinitionError(file, 'Field required', `${where}.do`);
     checkSelfListen(file, name, method.listen ?? undefined);
+    for (const [key, condition] of [
+      ['listen', method.listen],
+      ['start', method.start],
+    ] as const) {
+      if (typeof condition === 'object' && condition !== null && !hasBranches(condition)) {
+        warn(
+          `${file} (${where}.${key}): a condition needs an or or an and; crewAI fails when it checks this one, and crewd never fires it`,
+        );
+      }
+    }
     let action;
     try {
       action = buildAction(method.do, `${where}.do`);
@@ -175,4 +185,11 @@ function stateTagMessage(state: unknown): string {
     typeof state === 'object' && state !== null ? (state as Record<string, unknown>).type : undefined;
   if (type === undefined) return "Unable to extract tag using discriminator 'type'";
   return `Input tag '${JSON.stringify(type)}' found using 'type' does not match any of the expected tags: 'dict', 'json_schema', 'pydantic', 'unknown'`;
+}
+
+/** Whether every mapping in a condition has an `or` or an `and` (crewAI reads nothing else). */
+function hasBranches(condition: FlowCondition): boolean {
+  if (typeof condition === 'string') return true;
+  const branches = condition.and ?? condition.or;
+  return branches !== undefined && branches.every(hasBranches);
 }

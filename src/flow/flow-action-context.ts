@@ -7,7 +7,12 @@ import type { PythonActionDefinition } from './flow-definition.ts';
 
 /** Runs `code`, `tool` and `script` actions in Python; the flow loader accepts them only when a runner has one. */
 export interface PythonActionHost {
-  run(action: PythonActionDefinition, context: ActionContext): Promise<JsonValue>;
+  /** `args` is the action's `with:` rendered against the flow's data (undefined without one). */
+  run(
+    action: PythonActionDefinition,
+    args: JsonValue | undefined,
+    context: ActionContext,
+  ): Promise<JsonValue>;
 }
 
 /** What the outside world gives a flow run: models, tools, where inner crew events go. */

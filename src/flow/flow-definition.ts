@@ -32,6 +32,8 @@ export interface ExpressionActionDefinition {
 export interface PythonActionDefinition {
   readonly call: 'code' | 'tool' | 'script';
   readonly document: Readonly<Record<string, unknown>>;
+  /** `with:` of `code` and `tool`, templated as crewAI renders it (the callable's keyword arguments). */
+  readonly arguments: TemplatedValue | undefined;
 }
 
 export type AtomicActionDefinition =

@@ -9,6 +9,7 @@ import type {
 } from './flow-definition.ts';
 import { ExpressionEvaluationError, FlowMethodError } from './flow-errors.ts';
 import type { ActionContext } from './flow-action-context.ts';
+import { renderTemplated } from './templated-value.ts';
 
 /** Runs one method's `do:`; CEL failures fail the method with crewAI's message. */
 export async function runAction(action: FlowActionDefinition, context: ActionContext): Promise<JsonValue> {
@@ -38,7 +39,9 @@ async function runAtomic(action: AtomicActionDefinition, context: ActionContext)
           context.method,
           `call: ${action.call} runs Python, and no Python host is configured`,
         );
-      return host.run(action, context);
+      const args =
+        action.arguments === undefined ? undefined : renderTemplated(action.arguments, context.data);
+      return host.run(action, args, context);
     }
   }
 }

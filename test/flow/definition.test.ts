@@ -231,3 +231,14 @@ describe('YAML 1.1 as PyYAML reads it', () => {
     expect(definition.state?.default).toEqual({ a: true, b: false, c: 'y', d: 'n', e: 90 });
   });
 });
+
+describe('conditions crewAI only fails on when it runs', () => {
+  it('rejects a YAML list as listen, and warns of a mapping without or/and', () => {
+    expect(() => flow('name: X\nmethods:\n  m: {listen: [a, b], do: {call: expression, expr: "1"}}')).toThrow(
+      '(methods.m.listen)',
+    );
+    const warnings: string[] = [];
+    flow('name: X\nmethods:\n  m: {listen: {xor: [a, b]}, do: {call: expression, expr: "1"}}', warnings);
+    expect(warnings.join()).toContain('(methods.m.listen): a condition needs an or or an and');
+  });
+});
