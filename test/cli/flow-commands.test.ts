@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { repoRoot, runCrewd } from '../cli/crewd-command.ts';
+import { repoRoot, runCrewd } from './crewd-command.ts';
 import { userCrew } from '../support/user-crew.ts';
 
 const exampleFlow = join(repoRoot, 'examples/review-flow');
