@@ -155,6 +155,27 @@ methods:
     expect(harness.fake.requests).toHaveLength(2);
   });
 
+  it('fails the flow at the first failing sibling without waiting for the others', async () => {
+    let release: (() => void) | undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    harness.fake.respondWith(() => ({ content: 'late', heldUntil: held }));
+    const definition = flow(`
+name: SiblingFails
+methods:
+  begin: {start: true, do: {call: expression, expr: "0"}}
+  slow: {listen: begin, do: ${agent('slow')}}
+  broken: {listen: begin, do: {call: expression, expr: "1 / outputs.begin"}}
+  after_slow: {listen: slow, do: {call: expression, expr: "1"}}
+`);
+    const journal = new MemoryFlowJournal();
+    await expect(harness.run(definition, { journal })).rejects.toThrow('divide by zero');
+    release?.();
+    expect(harness.started).not.toContain('after_slow');
+    expect(
+      journal.recorded.some((entry) => entry.kind === 'method-completed' && entry.method === 'slow'),
+    ).toBe(false);
+  });
+
   it('does not race branches that something else also listens to', async () => {
     const definition = flow(`
 name: NoRace
