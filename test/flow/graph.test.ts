@@ -75,6 +75,19 @@ methods:
     expect(await harness.run(definition)).toMatchObject({ result: 5 });
   });
 
+  it('re-triggers a conditional start only by router outcomes, never by a method completing', async () => {
+    const definition = flow(`
+name: ConditionalStart
+methods:
+  begin: {start: true, do: {call: expression, expr: "1"}}
+  on_name: {start: begin, do: {call: expression, expr: "'by name'"}}
+  decide: {listen: begin, router: true, do: {call: expression, expr: "'go'"}}
+  on_outcome: {start: go, do: {call: expression, expr: "'by outcome'"}}
+`);
+    expect(await harness.run(definition)).toMatchObject({ result: 'by outcome' });
+    expect(harness.started).not.toContain('on_name');
+  });
+
   it('runs nothing and returns null for a flow without methods', async () => {
     expect(await harness.run(flow('name: Empty'))).toMatchObject({ status: 'completed', result: null });
   });
