@@ -3,6 +3,8 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { withProjectEnv } from '../crew/project-env.ts';
 import { CrewdError } from '../domain/errors.ts';
+import type { EngineEvent } from '../domain/events.ts';
+import { addUsage, emptyUsage } from '../domain/usage.ts';
 import { toolRegistryOf } from '../engine/tool.ts';
 import type { JsonValue } from '../flow/cel-values.ts';
 import { checkFlowInputs } from '../flow/flow-state.ts';
@@ -68,6 +70,7 @@ export async function runFlowInTerminal(
     return lines;
   };
   const journal = new MemoryFlowJournal();
+  let usage = emptyUsage;
   const dependencies = {
     models: createModelResolver({
       env,
@@ -78,6 +81,9 @@ export async function runFlowInTerminal(
     defaultModel: env.MODEL === '' ? undefined : env.MODEL,
     executionId: randomUUID(),
     onWarning: warn,
+    onEngineEvent: (_method: string, event: EngineEvent) => {
+      if (event.type === 'model-call-end') usage = addUsage(usage, event.usage);
+    },
   };
   const onEvent = (event: { type: string; method: string }): void => {
     if (event.type === 'method-start') stderr.write(`▸ ${event.method}\n`);
@@ -104,6 +110,9 @@ export async function runFlowInTerminal(
       });
     }
     stdout.write(`${textOf(outcome.result).trim()}\n`);
+    stderr.write(
+      `\nToken usage: ${usage.totalTokens} total (${usage.promptTokens} prompt, ${usage.completionTokens} completion) over ${usage.successfulRequests} model calls\n`,
+    );
   } finally {
     lines?.close();
   }

@@ -15,6 +15,7 @@ describe('crewd run with a flow', () => {
     expect(result.stderr).toContain('Outcomes: approved, needs_changes');
     expect(result.stderr).not.toContain('stand-in');
     expect(result.stdout).toMatch(/^PUBLISHED for engineers: AI agents in production fail less/);
+    expect(result.stderr).toMatch(/Token usage: \d+ total .* over 2 model calls/);
     expect(result.code).toBe(0);
   });
 
