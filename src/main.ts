@@ -26,6 +26,9 @@ import { ProcessLifecycle } from './runtime/process-lifecycle.ts';
 import { executionsPart, feedPart, listenerPart, webhookWorkerPart } from './runtime/server-parts.ts';
 import { newProcessId } from './store/process-identity.ts';
 import { scheduleRetention, type RetentionSchedule } from './service/retention.ts';
+import { ScheduleService } from './service/schedule-service.ts';
+import { Scheduler } from './service/scheduler.ts';
+import { TriggerService } from './service/trigger-service.ts';
 import type { ExecutionChange, NewExecutionEvent, Store } from './store/store.ts';
 import { isStoreUnavailable } from './store/store-unavailable.ts';
 import { crewdStatePaths, removeExecutionWorkspace, workspaceRoot } from './workspace/execution-workspace.ts';
@@ -55,6 +58,8 @@ export interface StartOptions {
   readonly rateLimiter?: RateLimiter;
   /** Times agents' max_execution_time; real timers unless given. */
   readonly timers?: Timers;
+  /** How often schedules are looked at, in real time (default 1 s); the clock decides what is due. */
+  readonly schedulePollMs?: number;
 }
 
 /**
@@ -243,8 +248,18 @@ async function wire(
     onCommitted,
     lease,
   });
+  const schedules = new ScheduleService({
+    store,
+    executions: service,
+    crew: crew.name,
+    clock,
+    newId: randomUUID,
+  });
+  const triggers = new TriggerService({ store, executions: service, crew: crew.name });
   const server = await buildServer({
     service,
+    schedules,
+    triggers,
     authenticate: (secret) => tokens.authenticate(secret),
     metrics,
     logger,
@@ -291,6 +306,14 @@ async function wire(
       ),
     async (retention) => retention?.stop(),
   );
+  await lifecycle.open(
+    'the schedules',
+    () =>
+      Promise.resolve(
+        startScheduler({ store, service, tokens, clock, logger, pollMs: options.schedulePollMs }),
+      ),
+    (scheduler) => scheduler.stop(),
+  );
   lifecycle.running();
 
   return { url, startupToken, close: () => lifecycle.stop() };
@@ -324,6 +347,43 @@ function startRetention(
     },
     onError: (error) => logger.warn({ err: error }, 'could not delete old executions; trying again later'),
   });
+}
+
+/** Starts each schedule's ticks as they fall due, as every process does; the store keeps one execution a tick. */
+function startScheduler(parts: {
+  store: Store;
+  service: DurableExecutionService;
+  tokens: TokenService;
+  clock: () => Date;
+  logger: Logger;
+  pollMs: number | undefined;
+}): Scheduler {
+  const { logger } = parts;
+  const scheduler = new Scheduler({
+    store: parts.store,
+    executions: parts.service,
+    crew: parts.service.crew.name,
+    clock: parts.clock,
+    tokenActive: async (tokenId) =>
+      (await parts.tokens.list()).some((token) => token.id === tokenId && token.revokedAt === null),
+    onTick: (outcome) => {
+      const fields = { schedule: outcome.schedule.id, due_at: outcome.dueAt.toISOString() };
+      if (outcome.kind === 'started' && outcome.late) {
+        logger.warn(
+          { ...fields, kickoff_id: outcome.kickoffId },
+          'started a scheduled execution late: the tick fell due while no process was running',
+        );
+      } else if (outcome.kind === 'started') {
+        logger.info({ ...fields, kickoff_id: outcome.kickoffId }, 'started a scheduled execution');
+      } else if (outcome.kind === 'refused') {
+        logger.warn({ ...fields, err: outcome.error }, 'the crew refused a scheduled execution');
+      }
+    },
+    onError: (error) => logger.warn({ err: error }, 'could not start scheduled executions; trying again'),
+    ...(parts.pollMs === undefined ? {} : { pollMs: parts.pollMs }),
+  });
+  scheduler.start();
+  return scheduler;
 }
 
 /**

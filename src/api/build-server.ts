@@ -28,9 +28,14 @@ import { registerConsoleApiRoutes } from './routes/console-api-routes.ts';
 import { registerCrewRoutes } from './routes/crew-routes.ts';
 import { registerEventStreamRoute, serverClosing } from './routes/event-stream-route.ts';
 import { registerExecutionRoutes } from './routes/execution-routes.ts';
+import { registerMcpRoutes } from './routes/mcp-routes.ts';
 import { registerOperationsRoutes } from './routes/operations-routes.ts';
 import { registerOutputFileRoute } from './routes/output-file-route.ts';
 import type { RouteContext } from './routes/route-context.ts';
+import { registerScheduleRoutes } from './routes/schedule-routes.ts';
+import { registerTriggerRoutes } from './routes/trigger-routes.ts';
+import type { ScheduleService } from '../service/schedule-service.ts';
+import type { TriggerService } from '../service/trigger-service.ts';
 
 export interface ServerDeps {
   readonly service: ExecutionService;
@@ -56,6 +61,10 @@ export interface ServerDeps {
   readonly connectionLimits?: Partial<ConnectionLimits>;
   /** Reads back tasks' `output_file`s for download; without it the download route is absent. */
   readonly outputFiles?: OutputFileReader;
+  /** The crew's schedules (`/schedules`); without it those routes are absent. */
+  readonly schedules?: ScheduleService;
+  /** Events from other systems (`/triggers/<name>`); without it that route is absent. */
+  readonly triggers?: TriggerService;
 }
 
 /** 1 MiB: larger request bodies answer 413. */
@@ -160,8 +169,14 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   });
   registerCrewRoutes(app, context);
   registerExecutionRoutes(app, context);
+  if (deps.schedules !== undefined)
+    registerScheduleRoutes(app, { schedules: deps.schedules, clock: context.clock });
+  if (deps.triggers !== undefined) {
+    registerTriggerRoutes(app, { triggers: deps.triggers, authenticate: deps.authenticate });
+  }
   if (deps.outputFiles !== undefined) registerOutputFileRoute(app, { ...context, files: deps.outputFiles });
   registerConsoleApiRoutes(app, context);
+  registerMcpRoutes(app, { ...context, authenticate: deps.authenticate });
   registerEventStreamRoute(app, {
     ...context,
     heartbeatMs: deps.heartbeatMs ?? 15_000,

@@ -8,6 +8,8 @@ import { registerPruneCommand } from './prune-command.ts';
 import { registerRunCommand } from './run-command.ts';
 import { registerServeCommand } from './serve-command.ts';
 import { registerTokensCommand } from './tokens-command.ts';
+import { registerTriggersCommand } from './triggers-command.ts';
+import { registerSchedulesCommand } from './schedules-command.ts';
 
 /** The `crewd` command: assembles the subcommands and turns any failure into one line and exit code 1. */
 async function main(context: CliContext, argv: readonly string[]): Promise<number> {
@@ -24,6 +26,8 @@ async function main(context: CliContext, argv: readonly string[]): Promise<numbe
   registerRunCommand(program, context);
   registerCheckCommand(program, context);
   registerTokensCommand(program, context);
+  registerTriggersCommand(program, context);
+  registerSchedulesCommand(program, context);
   registerPruneCommand(program, context);
   registerClientCommands(program, context);
   registerInitCommand(program, context);

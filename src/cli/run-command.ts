@@ -7,13 +7,16 @@ export function registerRunCommand(program: Command, context: CliContext): void 
   program
     .command('run')
     .description('run a crew or a flow once in the terminal, with live progress and no server')
-    .argument(
-      '<crew-dir>',
-      'crew directory (agents.yaml, tasks.yaml), crewAI project root, or a flow (flow.yaml)',
+    .argument('<crew-dir>', 'crew directory (agents.yaml, tasks.yaml), crewAI project root, or a flow (flow.yaml)')
+    .option(
+      '--crew <name>',
+      "which crew of a project holding several: a Flow's crews/<name>, or a crew class of crew.py",
     )
-    .option('--crew <name>', "which crew of a project holding several (a Flow's crews/<name>)")
     .option('--inputs <json>', 'the crew inputs as a JSON object', '{}')
-    .option('--allow-partial', 'run even when parts of the crew are not honoured (see `crewd check`)')
+    .option(
+      '--allow-partial',
+      'run even when parts of the crew are not honoured or its MCP servers cannot be reached (see `crewd check`)',
+    )
     .option('--model <provider/model>', "use this model for every agent, instead of the crew's llm")
     .option(
       '--output-dir <dir>',

@@ -18,8 +18,14 @@ export function registerServeCommand(program: Command, context: CliContext): voi
     .command('serve')
     .description('serve a crew over HTTP')
     .argument('<crew-dir>', 'crew directory (agents.yaml, tasks.yaml) or crewAI project root')
-    .option('--crew <name>', "which crew of a project holding several (a Flow's crews/<name>)")
-    .option('--allow-partial', 'serve even when parts of the crew are not honoured (see `crewd check`)')
+    .option(
+      '--crew <name>',
+      "which crew of a project holding several: a Flow's crews/<name>, or a crew class of crew.py",
+    )
+    .option(
+      '--allow-partial',
+      'serve even when parts of the crew are not honoured or its MCP servers cannot be reached (see `crewd check`)',
+    )
     .option('--port <port>', 'port to listen on (default: PORT or 8000)')
     .option('--host <host>', 'address to listen on (default: HOST or 127.0.0.1)')
     .option(

@@ -19,31 +19,33 @@ export function checkTaskReferences(
   for (const [index, [name, task]] of [...tasks].entries()) {
     if (task.agent == null) {
       if (process === 'hierarchical') continue;
+      const where = locate(tasksYaml, [name, 'agent']);
       throw new CrewLoadError(
-        tasksYaml.file,
+        where.file,
         'is required; only the tasks of a hierarchical crew may leave their agent to the manager',
-        locate(tasksYaml, [name, 'agent']),
+        where,
       );
     }
     if (!agents.names.has(task.agent)) {
+      const where = locate(tasksYaml, [name, 'agent']);
       throw new CrewLoadError(
-        tasksYaml.file,
+        where.file,
         `names agent "${task.agent}", which ${agents.file} does not define`,
-        locate(tasksYaml, [name, 'agent']),
+        where,
       );
     }
     for (const [position, contextName] of (task.context ?? []).entries()) {
       const where = locate(tasksYaml, [name, 'context', position]);
       const contextIndex = order.indexOf(contextName);
       if (contextName === name) {
-        throw new CrewLoadError(tasksYaml.file, 'a task cannot be its own context', where);
+        throw new CrewLoadError(where.file, 'a task cannot be its own context', where);
       }
       if (contextIndex === -1) {
-        throw new CrewLoadError(tasksYaml.file, `names task "${contextName}", which is not defined`, where);
+        throw new CrewLoadError(where.file, `names task "${contextName}", which is not defined`, where);
       }
       if (contextIndex > index) {
         throw new CrewLoadError(
-          tasksYaml.file,
+          where.file,
           `names task "${contextName}", which runs later; context may only name earlier tasks`,
           where,
         );

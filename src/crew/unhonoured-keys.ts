@@ -28,6 +28,7 @@ export const unhonouredAgentKeys: UnhonouredKeys = {
   guardrail_max_retries: "the agent's answers are not checked by a guardrail",
   max_tokens: "the model's own limit applies",
   security_config: 'no security settings apply',
+  apps: "the agent is given no apps' tools",
 };
 
 export const unhonouredTaskKeys: UnhonouredKeys = {

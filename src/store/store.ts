@@ -1,3 +1,4 @@
+import type { ScheduleStore } from './schedule-store.ts';
 import type { ExecutionLogEvent } from '../domain/execution-log.ts';
 import type { AgentStep } from '../domain/events.ts';
 import type {
@@ -15,7 +16,8 @@ import type { CoordinationFeed } from './coordination-feed.ts';
  * The store port. Adapters (sqlite/, postgres/) implement it; it holds data and guarantees atomicity, while every
  * rule about what a change means lives in the service that calls it.
  */
-export interface Store extends ExecutionStore, EventStore, TokenStore, OutboxStore, RetentionStore {
+export interface Store
+  extends ExecutionStore, EventStore, TokenStore, OutboxStore, RetentionStore, ScheduleStore {
   /** Applies pending migrations; safe to call from several processes at once. */
   migrate(): Promise<void>;
   /**

@@ -38,18 +38,24 @@ export interface InProcessOptions extends CrewdOptions {
   readonly clock?: () => Date;
   /** The server's max_rpm limiter (a `recordingLimiter()`), so a test reads the spacing instead of timing it. */
   readonly rateLimiter?: RateLimiter;
+  /** `--allow-partial`: serve even when parts of the crew are left out or its MCP servers cannot be reached. */
+  readonly allowPartial?: boolean;
+  /** How often schedules are looked at, in real time (default 1 s). */
+  readonly schedulePollMs?: number;
 }
 
 /** Starts crewd in this process on a free port, with the organization token `testToken`. */
 export async function startCrewd(options: InProcessOptions): Promise<RunningServer> {
   const env = serverEnv(options, options.modelUrl);
   const database = options.database ?? tempDatabase();
-  const config = readServeConfig(options.crewDir, { port: '0', database }, env);
+  const flags = { port: '0', database, ...(options.allowPartial === true ? { allowPartial: true } : {}) };
+  const config = readServeConfig(options.crewDir, flags, env);
   return startServer(config, {
     env,
     logger: pino({ level: 'silent' }),
     clock: options.clock,
     rateLimiter: options.rateLimiter,
+    ...(options.schedulePollMs === undefined ? {} : { schedulePollMs: options.schedulePollMs }),
   });
 }
 
@@ -144,6 +150,7 @@ export function apiClient(baseUrl: string, token: string | null = testToken) {
     return { status: response.status, headers: response.headers, body: parsed } as ApiResponse;
   }
   return {
+    call,
     get: (path: string, headers?: Record<string, string>) => call('GET', path, undefined, headers),
     post: (path: string, body?: unknown, headers?: Record<string, string>) =>
       call('POST', path, body, headers),

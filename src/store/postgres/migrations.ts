@@ -110,6 +110,36 @@ export const postgresMigrations: readonly Migration[] = [
     name: 'outbox lease owner',
     sql: `ALTER TABLE outbox_messages ADD COLUMN lease_owner text;`,
   },
+  {
+    version: 10,
+    name: 'schedules and triggers',
+    sql: `
+      CREATE TABLE schedules (
+        id text PRIMARY KEY,
+        crew text NOT NULL,
+        name text,
+        cron text NOT NULL,
+        timezone text NOT NULL,
+        inputs text NOT NULL,
+        meta text,
+        webhooks text NOT NULL,
+        paused integer NOT NULL,
+        owner_token_id text NOT NULL,
+        owner_kind text NOT NULL,
+        owner_user_id text,
+        created_at timestamptz NOT NULL,
+        last_due_at timestamptz
+      );
+      CREATE INDEX schedules_crew ON schedules (crew, created_at);
+      CREATE TABLE triggers (
+        name text PRIMARY KEY,
+        crew text,
+        secret text NOT NULL,
+        inputs text NOT NULL,
+        created_at timestamptz NOT NULL
+      );
+    `,
+  },
 ];
 
 /**

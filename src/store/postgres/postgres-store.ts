@@ -1,3 +1,4 @@
+import { postgresScheduleStore } from './postgres-schedule-store.ts';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { CrewdError } from '../../domain/errors.ts';
@@ -60,6 +61,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
   return {
     ...postgresExecutionStore(context, processId),
     ...postgresTokenStore(context),
+    ...postgresScheduleStore(context),
     ...postgresOutboxStore(context, processId),
     feed,
     ...postgresRetentionStore(context),

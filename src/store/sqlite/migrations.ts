@@ -106,6 +106,36 @@ export const sqliteMigrations: readonly Migration[] = [
     name: 'outbox lease owner',
     sql: `ALTER TABLE outbox_messages ADD COLUMN lease_owner TEXT;`,
   },
+  {
+    version: 10,
+    name: 'schedules and triggers',
+    sql: `
+      CREATE TABLE schedules (
+        id TEXT PRIMARY KEY,
+        crew TEXT NOT NULL,
+        name TEXT,
+        cron TEXT NOT NULL,
+        timezone TEXT NOT NULL,
+        inputs TEXT NOT NULL,
+        meta TEXT,
+        webhooks TEXT NOT NULL,
+        paused INTEGER NOT NULL,
+        owner_token_id TEXT NOT NULL,
+        owner_kind TEXT NOT NULL,
+        owner_user_id TEXT,
+        created_at TEXT NOT NULL,
+        last_due_at TEXT
+      ) STRICT;
+      CREATE INDEX schedules_crew ON schedules (crew, created_at);
+      CREATE TABLE triggers (
+        name TEXT PRIMARY KEY,
+        crew TEXT,
+        secret TEXT NOT NULL,
+        inputs TEXT NOT NULL,
+        created_at TEXT NOT NULL
+      ) STRICT;
+    `,
+  },
 ];
 
 /** Applies the migrations not yet recorded; `BEGIN IMMEDIATE` makes a second process wait, then find none. */
