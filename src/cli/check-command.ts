@@ -7,15 +7,23 @@ import { crewdStatePaths, workspaceRoot } from '../workspace/execution-workspace
 import type { CliContext } from './cli-context.ts';
 import { crewCredentials } from './crew-credentials.ts';
 import { migrationReport } from './migration-report.ts';
+import { isFlow, loadFlow } from '../flow/load-flow.ts';
+import { flowReport } from './flow-report.ts';
 
 /** `crewd check <crew-dir>`: the migration report, and a non-zero exit when crewd would not run the crew as written. */
 export function registerCheckCommand(program: Command, context: CliContext): void {
   program
     .command('check')
-    .description('report what crewd will run from a crew or crewAI project, and what it will not honour')
-    .argument('<crew-dir>', 'crew directory (agents.yaml, tasks.yaml) or crewAI project root')
+    .description('report what crewd will run from a crew, flow or crewAI project, and what it will not honour')
+    .argument('<crew-dir>', 'crew directory (agents.yaml, tasks.yaml), crewAI project root, or a flow (flow.yaml)')
     .option('--crew <name>', "which crew of a project holding several: a Flow's crews/<name>, or a crew class of crew.py")
     .action(async (crewDir: string, options: { crew?: string }) => {
+      if (options.crew === undefined && (await isFlow(crewDir))) {
+        const warnings: string[] = [];
+        const definition = await loadFlow(crewDir, { warn: (message) => warnings.push(message) });
+        context.stdout.write(flowReport(definition, warnings));
+        return;
+      }
       const env = await withProjectEnv(crewDir, context.env);
       const warnings: string[] = [];
       const defaultModel = env.MODEL === '' ? undefined : env.MODEL;

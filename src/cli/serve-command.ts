@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { setFlagsFromString } from 'node:v8';
 import { readServeConfig } from '../config.ts';
 import { withProjectEnv } from '../crew/project-env.ts';
+import { CrewdError } from '../domain/errors.ts';
 import type { ServeConfig, ServeFlags } from '../config.ts';
 import type { RunningServer } from '../main.ts';
 import type { CliContext } from './cli-context.ts';
@@ -36,6 +37,7 @@ export function registerServeCommand(program: Command, context: CliContext): voi
       'development: reload the crew when its files change; the token stays the same across starts',
     )
     .action(async (crewDir: string, flags: ServeFlags & { readonly watch?: boolean }) => {
+      await refuseFlow(crewDir, flags);
       const env = await withProjectEnv(crewDir, context.env);
       const config = readServeConfig(crewDir, flags, env);
       // A long-running server: read once per collection by V8, so setting it before the server starts is enough.
@@ -158,4 +160,18 @@ function welcome(crewDir: string, server: RunningServer, devToken: DevToken | un
     );
   }
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * A flow is not served yet: refused plainly, rather than serving one of the crews its project holds. `--crew`
+ * still picks one of those crews on purpose.
+ */
+async function refuseFlow(crewDir: string, flags: { readonly crew?: string }): Promise<void> {
+  if (flags.crew !== undefined) return;
+  const { isFlow } = await import('../flow/load-flow.ts');
+  if (!(await isFlow(crewDir))) return;
+  throw new CrewdError(
+    'CONFIG_INVALID',
+    `${crewDir} holds a flow (crewai.flow/v1); crewd serve does not serve flows yet. Run it with crewd run, or serve one of its crews with --crew <name>`,
+  );
 }

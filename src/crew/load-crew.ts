@@ -162,8 +162,8 @@ export async function loadCrew(dir: string, options: LoadCrewOptions): Promise<C
   });
 }
 
-/** The crew from validated entries, with every default applied; `fallbackName` when the config names none. */
-function assembleCrew(
+/** The crew from validated entries, with every default applied; `fallbackName` when the config names none. Flows build their inline crews with it. */
+export function assembleCrew(
   fallbackName: string,
   entries: {
     config: CrewConfig;
