@@ -95,6 +95,8 @@ function layerZones() {
     webhooks: ['domain', 'store'],
     observability: ['domain', 'store'],
     tools: ['domain', 'engine', 'webhooks'],
+    // Flows run crews and agents; the service and the API build on them, never the reverse.
+    flow: ['domain', 'crew', 'engine', 'llm', 'tools'],
     service: ['domain', 'crew', 'engine', 'llm', 'store', 'webhooks', 'observability'],
     api: ['domain', 'engine', 'service', 'store', 'webhooks', 'observability', 'tools'],
     client: ['domain', 'api'],

@@ -11,7 +11,7 @@ export default defineConfig({
     ...base.test,
     include: [
       'src/**/*.test.ts',
-      'test/{api,client,engine,llm,service,webhooks}/**/*.test.ts',
+      'test/{api,client,engine,flow,llm,service,webhooks}/**/*.test.ts',
       'test/store/sqlite-{store,write-batcher,log-sync}.test.ts',
       'test/tools/{crew-tools-source,mcp-http-targets}.test.ts',
       'test/tools/builtin/**/*.test.ts',

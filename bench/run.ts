@@ -82,6 +82,16 @@ const plans: readonly FigurePlan[] = [
     env: { BENCH_STORE: 'postgres' },
     target: '<= 1.5x of 1,000 stored',
   },
+  { id: '12', name: '12 MCP kickoff to result', script: 'mcp-kickoff.ts', target: '<= 1.2x' },
+  { id: '14', name: '14 Python tool call', script: 'python-tool-call.ts', target: '<= 2 ms' },
+  {
+    id: '15',
+    name: '15 schedules, 2 processes, PostgreSQL',
+    script: 'schedules.ts',
+    target: '= 1',
+  },
+  { id: '13', name: '13 A2A kickoff to result', script: 'a2a-kickoff.ts', target: '<= 1.2x' },
+  { id: '16', name: '16 fair shares, SQLite', script: 'fair-share.ts', target: '<= 200 ms' },
 ];
 
 const { values } = parseArgs({

@@ -61,4 +61,12 @@ describe('readServeConfig', () => {
       'CREWD_CONNECTIONS_PER_ADDRESS must be at least 0',
     );
   });
+
+  it('reads the limits per token, and has none unless they are set', () => {
+    expect(readServeConfig('crew', {}, {})).not.toHaveProperty('tokenConcurrency');
+    expect(readServeConfig('crew', {}, {})).not.toHaveProperty('queueLimit');
+    const limited = readServeConfig('crew', {}, { CREWD_TOKEN_CONCURRENCY: '2', CREWD_QUEUE_LIMIT: '100' });
+    expect(limited).toMatchObject({ tokenConcurrency: 2, queueLimit: 100 });
+    expect(() => readServeConfig('crew', {}, { CREWD_QUEUE_LIMIT: '0' })).toThrow(/CREWD_QUEUE_LIMIT/);
+  });
 });

@@ -28,6 +28,10 @@ export interface ServeConfig {
   readonly webhookAllowPrivate: boolean;
   readonly webhookRetrySchedule?: string;
   readonly concurrency: number;
+  /** Executions one token may have running at once across every process (`CREWD_TOKEN_CONCURRENCY`); no limit when absent. */
+  readonly tokenConcurrency?: number;
+  /** Executions one token may have waiting as PENDING before kickoff answers 429 (`CREWD_QUEUE_LIMIT`). */
+  readonly queueLimit?: number;
   readonly rateLimitPerMinute: number;
   /** How long running model calls may take to finish on SIGTERM. */
   readonly shutdownGraceMs: number;
@@ -92,6 +96,8 @@ const schema = z.object({
   }),
   webhookRetrySchedule: z.string().optional(),
   concurrency: integer('CREWD_CONCURRENCY', 1, 100_000),
+  tokenConcurrency: integer('CREWD_TOKEN_CONCURRENCY', 1, 100_000).optional(),
+  queueLimit: integer('CREWD_QUEUE_LIMIT', 1, 100_000_000).optional(),
   rateLimitPerMinute: integer('CREWD_RATE_LIMIT', 0, 10_000_000),
   shutdownGraceMs: integer('CREWD_SHUTDOWN_GRACE_MS', 0, 3_600_000),
   executionLeaseMs: integer('CREWD_EXECUTION_LEASE_MS', 300, 3_600_000),
@@ -117,6 +123,8 @@ export function readServeConfig(
     webhookAllowPrivate: nonEmpty(env.CREWD_WEBHOOK_ALLOW_PRIVATE) ?? '0',
     webhookRetrySchedule: nonEmpty(env.CREWD_WEBHOOK_RETRY_SCHEDULE),
     concurrency: nonEmpty(env.CREWD_CONCURRENCY) ?? '64',
+    tokenConcurrency: nonEmpty(env.CREWD_TOKEN_CONCURRENCY),
+    queueLimit: nonEmpty(env.CREWD_QUEUE_LIMIT),
     rateLimitPerMinute: nonEmpty(env.CREWD_RATE_LIMIT) ?? '1200',
     shutdownGraceMs: nonEmpty(env.CREWD_SHUTDOWN_GRACE_MS) ?? '10000',
     executionLeaseMs: nonEmpty(env.CREWD_EXECUTION_LEASE_MS) ?? '30000',
@@ -127,10 +135,12 @@ export function readServeConfig(
     const first = parsed.error.issues[0];
     throw new CrewdError('CONFIG_INVALID', first?.message ?? 'invalid configuration');
   }
-  const { webhookAllowPrivate, ...rest } = parsed.data;
+  const { webhookAllowPrivate, tokenConcurrency, queueLimit, ...rest } = parsed.data;
   const retention = nonEmpty(env.CREWD_RETENTION);
   return {
     ...rest,
+    ...(tokenConcurrency === undefined ? {} : { tokenConcurrency }),
+    ...(queueLimit === undefined ? {} : { queueLimit }),
     ...(retention === undefined ? {} : { retentionMs: readRetention(retention, 'CREWD_RETENTION') }),
     crewDir,
     ...(flags.crew === undefined ? {} : { crewName: flags.crew }),

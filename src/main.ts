@@ -18,6 +18,7 @@ import { createLocalDispatcher } from './service/dispatcher.ts';
 import { followOtherProcesses } from './service/cross-process-changes.ts';
 import { EventHub } from './service/event-hub.ts';
 import { ExecutionClaims } from './service/execution-claims.ts';
+import { ReviewDeadlines } from './service/review-deadlines.ts';
 import { ExecutionRunner } from './service/execution-runner.ts';
 import { Notifications } from './service/notifications.ts';
 import { createTokenService, type TokenService } from './service/token-service.ts';
@@ -31,6 +32,9 @@ import { ProcessLifecycle } from './runtime/process-lifecycle.ts';
 import { executionsPart, feedPart, listenerPart, webhookWorkerPart } from './runtime/server-parts.ts';
 import { newProcessId } from './store/process-identity.ts';
 import { scheduleRetention, type RetentionSchedule } from './service/retention.ts';
+import { ScheduleService } from './service/schedule-service.ts';
+import { Scheduler } from './service/scheduler.ts';
+import { TriggerService } from './service/trigger-service.ts';
 import type { ExecutionChange, NewExecutionEvent, Store } from './store/store.ts';
 import { isStoreUnavailable } from './store/store-unavailable.ts';
 import {
@@ -72,6 +76,8 @@ export interface StartOptions {
   readonly rateLimiter?: RateLimiter;
   /** Times agents' max_execution_time; real timers unless given. */
   readonly timers?: Timers;
+  /** How often schedules are looked at, in real time (default 1 s); the clock decides what is due. */
+  readonly schedulePollMs?: number;
 }
 
 /**
@@ -256,7 +262,11 @@ async function wire(
   });
   const dispatcher = createLocalDispatcher({
     concurrency: config.concurrency,
-    run: (id) => runner.run(id),
+    // Under a limit per token, a run's end may let its token's next execution start though no slot was wanted.
+    run:
+      config.tokenConcurrency === undefined
+        ? (id) => runner.run(id)
+        : (id) => runner.run(id).finally(() => claims.wake()),
     onError: (id, error) => logger.error({ err: error, executionId: id }, 'execution run failed'),
     onRoom: () => claims.wake(),
   });
@@ -266,6 +276,7 @@ async function wire(
     clock,
     lease,
     scanMs: config.claimScanMs,
+    ...(config.tokenConcurrency === undefined ? {} : { runningPerToken: config.tokenConcurrency }),
     onClaimed: (claimed) => {
       const taken = claimed.filter(
         (execution) => execution.takenFrom !== null && execution.takenFrom !== processId,
@@ -276,6 +287,10 @@ async function wire(
     },
     onError: (error) => quietDuringOutages('claims', error, 'could not claim executions'),
   });
+  const limits = {
+    ...(config.tokenConcurrency === undefined ? {} : { runningPerToken: config.tokenConcurrency }),
+    ...(config.queueLimit === undefined ? {} : { queuedPerToken: config.queueLimit }),
+  };
   const services = new Map<string, DurableExecutionService>();
   for (const [name, crewVersions] of versions) {
     const runnable = await crewVersions.runnableOf(crewVersions.servedVersion);
@@ -294,21 +309,27 @@ async function wire(
         newId: randomUUID,
         onCommitted,
         lease,
+        limits,
+        wakeClaims: () => claims.wake(),
       }),
     );
   }
+  // Schedules and triggers are each crew's, kept under the name it is served as.
   const served: ServedCrew[] = [...services].map(([name, service]) => ({
     kind: 'crew',
     name,
     service,
     ...(versions.has(name) ? { versions: versions.get(name)! } : {}),
     ...(config.deployEnabled === true && versions.has(name) ? { deployer: versions.get(name)! } : {}),
+    schedules: new ScheduleService({ store, executions: service, crew: name, clock, newId: randomUUID }),
+    triggers: new TriggerService({ store, executions: service, crew: name }),
   }));
+  const only = served.length === 1 ? served[0]! : undefined;
   const server = await buildServer({
     // One crew answers at the root as well; the root of several answers for the executions of all of them.
-    ...(served.length === 1
-      ? { service: served[0]!.service }
-      : { everyCrew: new EveryCrewAccess(store, services) }),
+    ...(only === undefined
+      ? { everyCrew: new EveryCrewAccess(store, services) }
+      : { service: only.service, schedules: only.schedules!, triggers: only.triggers! }),
     crews: served,
     authenticate: (secret) => tokens.authenticate(secret),
     metrics,
@@ -330,6 +351,7 @@ async function wire(
         runner,
         claims,
         clock,
+        wakeOnEnds: config.tokenConcurrency !== undefined,
         onNoticeLag: (seconds) => coordination.observeNoticeLag(seconds),
       }),
       {
@@ -348,6 +370,27 @@ async function wire(
   const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   await lifecycle.start(webhookWorkerPart(worker));
   await lifecycle.start(executionsPart({ claims, runner, dispatcher, graceMs: config.shutdownGraceMs }));
+  // Reviews whose deadlines passed, the ones that passed while no process ran included, are answered from here on.
+  await lifecycle.open(
+    'review deadlines',
+    () => {
+      const deadlines = new ReviewDeadlines({
+        store,
+        clock,
+        answer: (executionId) => answerOnDeadline(store, services, firstCrew, executionId),
+        scanMs: config.claimScanMs,
+        onAnswered: (executionId) => logger.info({ executionId }, 'answered a review whose deadline passed'),
+        onError: (error) =>
+          quietDuringOutages('review deadlines', error, 'could not answer review deadlines'),
+      });
+      deadlines.start();
+      return Promise.resolve(deadlines);
+    },
+    (deadlines) => {
+      deadlines.stop();
+      return Promise.resolve();
+    },
+  );
   await lifecycle.open(
     'retention',
     () =>
@@ -362,6 +405,18 @@ async function wire(
         }),
       ),
     async (retention) => retention?.stop(),
+  );
+  await lifecycle.open(
+    'the schedules',
+    () =>
+      Promise.resolve(
+        [...services].map(([name, service]) =>
+          startScheduler({ store, name, service, tokens, clock, logger, pollMs: options.schedulePollMs }),
+        ),
+      ),
+    async (schedulers) => {
+      await Promise.all(schedulers.map((scheduler) => scheduler.stop()));
+    },
   );
   lifecycle.running();
 
@@ -402,6 +457,67 @@ function startRetention(
     },
     onError: (error) => logger.warn({ err: error }, 'could not delete old executions; trying again later'),
   });
+}
+
+/**
+ * Answers a review whose deadline passed by the service of its execution's crew: it holds the crew's versions and
+ * notifications. An execution stored before crews had names is the first crew's.
+ */
+async function answerOnDeadline(
+  store: Store,
+  services: ReadonlyMap<string, DurableExecutionService>,
+  firstCrew: string,
+  executionId: string,
+): Promise<boolean> {
+  const execution = await store.getExecution(executionId);
+  if (execution === null) return false;
+  const service = services.get(execution.crew ?? firstCrew);
+  // A crew no longer served here: a process that serves it answers.
+  if (service === undefined) return false;
+  return service.answerOnDeadline(executionId);
+}
+
+/** Starts each schedule's ticks as they fall due, as every process does; the store keeps one execution a tick. */
+function startScheduler(parts: {
+  store: Store;
+  /** The name the crew is served as, which its schedules are kept under. */
+  name: string;
+  service: DurableExecutionService;
+  tokens: TokenService;
+  clock: () => Date;
+  logger: Logger;
+  pollMs: number | undefined;
+}): Scheduler {
+  const { logger } = parts;
+  const scheduler = new Scheduler({
+    store: parts.store,
+    executions: parts.service,
+    crew: parts.name,
+    clock: parts.clock,
+    tokenActive: async (tokenId) =>
+      (await parts.tokens.list()).some((token) => token.id === tokenId && token.revokedAt === null),
+    onTick: (outcome) => {
+      const fields = {
+        crew: parts.name,
+        schedule: outcome.schedule.id,
+        due_at: outcome.dueAt.toISOString(),
+      };
+      if (outcome.kind === 'started' && outcome.late) {
+        logger.warn(
+          { ...fields, kickoff_id: outcome.kickoffId },
+          'started a scheduled execution late: the tick fell due while no process was running',
+        );
+      } else if (outcome.kind === 'started') {
+        logger.info({ ...fields, kickoff_id: outcome.kickoffId }, 'started a scheduled execution');
+      } else if (outcome.kind === 'refused') {
+        logger.warn({ ...fields, err: outcome.error }, 'the crew refused a scheduled execution');
+      }
+    },
+    onError: (error) => logger.warn({ err: error }, 'could not start scheduled executions; trying again'),
+    ...(parts.pollMs === undefined ? {} : { pollMs: parts.pollMs }),
+  });
+  scheduler.start();
+  return scheduler;
 }
 
 /**

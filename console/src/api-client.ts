@@ -4,6 +4,7 @@ import type {
   ExecutionDetail,
   ExecutionPage,
   ExecutionState,
+  ScheduleView,
   StatusView,
 } from './api-types.ts';
 
@@ -105,6 +106,31 @@ export class ApiClient {
         `The file could not be downloaded (HTTP ${response.status})`,
       );
     return response.blob();
+  }
+
+  schedules(): Promise<{ schedules: ScheduleView[] }> {
+    return this.call('/schedules');
+  }
+
+  createSchedule(form: {
+    cron: string;
+    timezone: string;
+    name: string;
+    inputs: Record<string, string>;
+  }): Promise<ScheduleView> {
+    return this.call('/schedules', {
+      method: 'POST',
+      body: JSON.stringify({ ...form, name: form.name === '' ? null : form.name }),
+    });
+  }
+
+  /** Pauses, resumes or runs a schedule now. */
+  scheduleAction(id: string, action: 'pause' | 'resume' | 'run'): Promise<unknown> {
+    return this.call(`/schedules/${encodeURIComponent(id)}/${action}`, { method: 'POST' });
+  }
+
+  deleteSchedule(id: string): Promise<unknown> {
+    return this.call(`/schedules/${encodeURIComponent(id)}`, { method: 'DELETE' });
   }
 
   cancel(id: string): Promise<StatusView> {

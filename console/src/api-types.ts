@@ -11,6 +11,7 @@ export type {
   ExecutionStatus as StatusView,
   Feedback,
   OutputFile,
+  ScheduleView,
   StepPayload,
   TaskPayload,
   TimelineEntry,

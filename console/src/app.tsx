@@ -5,6 +5,7 @@ import { ExecutionList } from './execution-list.tsx';
 import { ExecutionPage } from './execution-page.tsx';
 import { KickoffForm } from './kickoff-form.tsx';
 import { ReviewInbox } from './review-inbox.tsx';
+import { ScheduleList } from './schedule-list.tsx';
 import { sessionToken } from './session-token.ts';
 import { SignIn } from './sign-in.tsx';
 
@@ -52,6 +53,9 @@ export function App() {
           <a href="#/kickoff" aria-current={section === 'kickoff' ? 'page' : undefined}>
             Kick off
           </a>
+          <a href="#/schedules" aria-current={section === 'schedules' ? 'page' : undefined}>
+            Schedules
+          </a>
         </nav>
         <button type="button" class="quiet" onClick={signOut}>
           Sign out
@@ -64,6 +68,8 @@ export function App() {
           <ReviewInbox client={client} />
         ) : section === 'kickoff' ? (
           <KickoffForm client={client} />
+        ) : section === 'schedules' ? (
+          <ScheduleList client={client} />
         ) : (
           <ExecutionList client={client} />
         )}

@@ -42,7 +42,8 @@ export function callerOf(request: FastifyRequest): Caller {
   return request.caller;
 }
 
-async function authenticateOrUnavailable(authenticate: Authenticate, token: string): Promise<Caller | null> {
+/** The token's caller, or null; a token store that does not answer is a 503, not a 401. */
+export async function authenticateOrUnavailable(authenticate: Authenticate, token: string): Promise<Caller | null> {
   try {
     return await authenticate(token);
   } catch (error) {

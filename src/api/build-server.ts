@@ -11,7 +11,6 @@ import { CrewdError } from '../domain/errors.ts';
 import type { OutputFileReader } from '../engine/output-files.ts';
 import type { Metrics } from '../observability/metrics.ts';
 import { reachesCrew } from '../domain/crew-name.ts';
-import type { CrewVersionListing } from '../service/crew-version-source.ts';
 import type { ExecutionAccess, ExecutionService } from '../service/execution-service.ts';
 import { installBearerAuth } from './bearer-auth.ts';
 import { openApiForCrew } from './crew-openapi.ts';
@@ -26,6 +25,7 @@ import { describeErrorResponses } from './error-responses.ts';
 import { zodValidatorCompiler } from './request-validation.ts';
 import { errorBodySchema } from './response-schemas.ts';
 import { defaultTokenRecheckMs } from './stream-token-watch.ts';
+import { registerA2aRoutes } from './routes/a2a-routes.ts';
 import { registerConsoleFilesRoute } from './routes/console-files-route.ts';
 import { registerCrewDescriptionRoute } from './routes/crew-description-route.ts';
 import {
@@ -38,10 +38,15 @@ import { registerDeployRoute } from './routes/deploy-route.ts';
 import { registerExecutionDetailRoute } from './routes/execution-detail-route.ts';
 import { registerEventStreamRoute, serverClosing } from './routes/event-stream-route.ts';
 import { registerExecutionRoutes } from './routes/execution-routes.ts';
+import { registerMcpRoutes } from './routes/mcp-routes.ts';
 import { registerOperationsRoutes } from './routes/operations-routes.ts';
 import { registerOutputFileRoute } from './routes/output-file-route.ts';
 import type { ExecutionRouteContext, RouteContext, ZodApp } from './routes/route-context.ts';
+import { registerScheduleRoutes } from './routes/schedule-routes.ts';
 import { baseUrlOf, registerServedCrewsRoute, type ServedCrew } from './routes/served-crews-route.ts';
+import { registerTriggerRoutes } from './routes/trigger-routes.ts';
+import type { ScheduleService } from '../service/schedule-service.ts';
+import type { TriggerService } from '../service/trigger-service.ts';
 
 export interface ServerDeps {
   /**
@@ -75,7 +80,14 @@ export interface ServerDeps {
   readonly connectionLimits?: Partial<ConnectionLimits>;
   /** Reads back tasks' `output_file`s for download; without it the download route is absent. */
   readonly outputFiles?: OutputFileReader;
+  /** The root crew's schedules (`/schedules`), with `service`; without it those routes are absent. */
+  readonly schedules?: ScheduleService;
+  /** Events from other systems for the root crew (`/triggers/<name>`), with `service`; without it that route is absent. */
+  readonly triggers?: TriggerService;
 }
+
+/** What one crew's routes answer beside its executions; a route is absent without its part. */
+type CrewExtras = Pick<ServedCrew, 'versions' | 'schedules' | 'triggers'>;
 
 /** 1 MiB: larger request bodies answer 413. */
 export const bodyLimitBytes = 1024 * 1024;
@@ -193,16 +205,34 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     });
   };
   // Every route of one crew, at the root or under its base URL: route modules registered here answer under each.
-  const crewRoutes = (scope: ZodApp, context: RouteContext, versions?: CrewVersionListing): void => {
+  const crewRoutes = (scope: ZodApp, context: RouteContext, crew: CrewExtras): void => {
     registerHealthyRoute(scope);
     registerKickoffRoutes(scope, context);
     registerCrewDescriptionRoute(scope, context);
-    if (versions !== undefined) registerCrewVersionsRoute(scope, versions);
+    if (crew.versions !== undefined) registerCrewVersionsRoute(scope, crew.versions);
     executionRoutes(scope, context);
+    if (crew.schedules !== undefined)
+      registerScheduleRoutes(scope, { schedules: crew.schedules, clock: context.clock });
+    if (crew.triggers !== undefined)
+      registerTriggerRoutes(scope, { triggers: crew.triggers, authenticate: deps.authenticate });
+    registerA2aRoutes(scope, {
+      ...context,
+      authenticate: deps.authenticate,
+      tokenRecheckMs: deps.tokenRecheckMs ?? defaultTokenRecheckMs,
+    });
+    registerMcpRoutes(scope, { ...context, authenticate: deps.authenticate });
   };
   const base = { metrics: deps.metrics, clock };
   if (deps.service !== undefined) {
-    crewRoutes(app, { ...base, service: deps.service }, deps.crews?.[0]?.versions);
+    crewRoutes(
+      app,
+      { ...base, service: deps.service },
+      {
+        ...(deps.crews?.[0]?.versions === undefined ? {} : { versions: deps.crews[0].versions }),
+        ...(deps.schedules === undefined ? {} : { schedules: deps.schedules }),
+        ...(deps.triggers === undefined ? {} : { triggers: deps.triggers }),
+      },
+    );
   } else {
     registerHealthyRoute(app);
     if (deps.everyCrew !== undefined) executionRoutes(app, { ...base, service: deps.everyCrew });
@@ -227,7 +257,7 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
               request.caller = null;
             next();
           });
-          crewRoutes(scope, { ...base, service: crew.service, crewName: crew.name }, crew.versions);
+          crewRoutes(scope, { ...base, service: crew.service, crewName: crew.name }, crew);
           if (crew.deployer !== undefined) registerDeployRoute(scope, crew.deployer);
           scope.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, () => {
             app.swagger();

@@ -4,6 +4,7 @@ import { streamEventTypes } from '../service/stream-events.ts';
 import { responseExamples } from './openapi-examples.ts';
 import {
   crewPayloadSchema,
+  humanInputDeadlinePayloadSchema,
   humanInputPayloadSchema,
   stepPayloadSchema,
   taskPayloadSchema,
@@ -18,11 +19,13 @@ const tags = [
     description: "The hosted crew service's interface: inputs, kickoff, status, resume, cancel",
   },
   { name: 'Executions', description: 'Listing executions, their event streams and webhook deliveries' },
+  { name: 'Schedules and triggers', description: 'The crew on a cron expression, and started by other systems' },
   { name: 'Operations', description: 'Health, readiness and metrics' },
 ];
 
 function tagOf(path: string): string {
   if (path.startsWith('/executions')) return 'Executions';
+  if (path.startsWith('/schedules') || path.startsWith('/triggers')) return 'Schedules and triggers';
   if (path.startsWith('/health') || path === '/metrics') return 'Operations';
   return 'Crew';
 }
@@ -48,6 +51,11 @@ const webhookPayloads: readonly [string, string, z.ZodType][] = [
   ],
   ['crew', 'The execution ended: succeeded, failed or was cancelled (crewWebhookUrl)', crewPayloadSchema],
   ['humanInput', 'A task waits for human feedback (humanInputWebhook.url)', humanInputPayloadSchema],
+  [
+    'humanInputDeadline',
+    "A review's deadline passed and crewd answered it as configured (humanInputWebhook.url)",
+    humanInputDeadlinePayloadSchema,
+  ],
   ['events', 'Event streaming as on the hosted platform (webhooks.url)', streamEnvelopeSchema],
 ];
 
@@ -64,7 +72,8 @@ export function openApiForCrew(document: JsonObject, crew: CrewDefinition): Json
     for (const [method, operation] of Object.entries(operations)) {
       operation.tags = [tagOf(path)];
       const example = examples[`${method.toUpperCase()} ${path}`];
-      const answer = (operation.responses as Record<string, JsonObject> | undefined)?.['200'];
+      const responses = operation.responses as Record<string, JsonObject> | undefined;
+      const answer = responses?.['200'] ?? responses?.['201'];
       const json = (answer?.content as Record<string, JsonObject> | undefined)?.['application/json'];
       if (json !== undefined && example !== undefined) json.example = example;
     }

@@ -2,6 +2,7 @@ import type { Duplex } from 'node:stream';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { CrewdError, isCrewdError } from '../domain/errors.ts';
 import type { ErrorCode } from '../domain/errors.ts';
+import { QueueFullError } from '../domain/queue-full-error.ts';
 import { errorTitleByCode, httpStatusOf } from './http-status.ts';
 import type { ErrorBody } from './response-schemas.ts';
 import { isStoreUnavailable } from '../store/store-unavailable.ts';
@@ -138,6 +139,8 @@ export function installErrorHandling(app: FastifyInstance, now: () => number): U
     if (response.status === 503) {
       unavailable.record(error, request.routeOptions.url);
       void reply.header('retry-after', String(unavailableRetryAfterSeconds));
+    } else if (response.status === 429 && error instanceof QueueFullError) {
+      void reply.header('retry-after', String(error.retryAfterSeconds));
     } else if (response.status >= 500) {
       request.log.error(
         { err: error, method: request.method, route: request.routeOptions.url },

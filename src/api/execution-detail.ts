@@ -30,6 +30,7 @@ export const executionDetailSchema = statusViewSchema.extend({
         attempt: z.number().int(),
         feedback: z.string(),
         approved: z.boolean(),
+        given_by: z.enum(['person', 'deadline']),
       }),
     )
     .describe('Feedback given on /resume, oldest first'),
@@ -53,6 +54,7 @@ export function toExecutionDetail(
       attempt: given.attempt,
       feedback: given.text,
       approved: given.approved,
+      given_by: given.givenBy ?? 'person',
     })),
     timeline: buildTimeline(execution, events),
     last_event_id: events.at(-1)?.sequence ?? 0,

@@ -1,15 +1,25 @@
 import type { FastifyInstance } from 'fastify';
 import { CrewdError } from '../domain/errors.ts';
 
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The request body as text, as it was sent; undefined without a body. */
+    rawBody: string | undefined;
+  }
+}
+
 /**
  * Every body is read as JSON whatever its content type (clients such as `curl -d` send form types), and an empty
  * body counts as none, so a bodiless POST such as `/cancel/{id}` works with a JSON content type.
  */
 export function installJsonBodyParser(app: FastifyInstance): void {
+  app.decorateRequest('rawBody', undefined);
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeAllContentTypeParsers();
   app.addContentTypeParser('*', { parseAs: 'string' }, (request, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
+    // Signed requests (triggers) are verified over the bytes as sent, not over the parsed value.
+    request.rawBody = text;
     if (text.trim() === '') {
       done(null, undefined);
       return;

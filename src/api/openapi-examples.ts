@@ -6,7 +6,9 @@ import { leadRole } from '../engine/manager-agent.ts';
 import { describeCrew as crewDescription } from './crew-description.ts';
 import { toDeliveryView } from './delivery-view.ts';
 import { toExecutionDetail } from './execution-detail.ts';
+import { toScheduleView } from './schedule-schemas.ts';
 import { toStatusView } from './status-view.ts';
+import { cronTimes } from '../service/schedule-times.ts';
 
 const kickoffId = '5f2c1a7e-8b1d-4c2a-9e0f-3d6b7a1c2e4f';
 const createdAt = new Date('2026-01-15T09:30:00.000Z');
@@ -62,6 +64,24 @@ export function responseExamples(crew: CrewDefinition): Record<string, unknown> 
     crew,
     finishedAt,
   );
+  const schedule = toScheduleView(
+    {
+      id: '8c1e0f4a-2b7d-4e5f-9a3c-6d2b1e0f7a9c',
+      crew: crew.name,
+      name: 'weekday mornings',
+      cron: '30 8 * * 1-5',
+      timezone: 'Europe/Paris',
+      inputs: succeeded.inputs,
+      meta: null,
+      webhooks: succeeded.webhooks,
+      paused: false,
+      owner: { tokenId: 'example', kind: 'org', userId: null },
+      createdAt,
+      lastDueAt: null,
+    },
+    cronTimes('30 8 * * 1-5', 'Europe/Paris'),
+    finishedAt,
+  );
   return {
     'GET /inputs': { inputs: [...crew.requiredInputs] },
     'GET /versions': {
@@ -76,6 +96,13 @@ export function responseExamples(crew: CrewDefinition): Record<string, unknown> 
         { name: 'research', kind: 'crew', base_url: '/crews/research', inputs: [...crew.requiredInputs] },
       ],
     },
+    'POST /schedules': schedule,
+    'GET /schedules': { schedules: [schedule] },
+    'GET /schedules/{id}': schedule,
+    'POST /schedules/{id}/pause': { ...schedule, paused: true, next_due_at: null },
+    'POST /schedules/{id}/resume': schedule,
+    'POST /schedules/{id}/run': { kickoff_id: kickoffId },
+    'POST /triggers/{name}': { kickoff_id: kickoffId },
     'POST /kickoff': { kickoff_id: kickoffId },
     'GET /status/{kickoffId}': status,
     'GET /{kickoffId}/status': status,

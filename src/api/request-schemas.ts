@@ -1,5 +1,7 @@
 import { z } from 'zod';
+import { parseDuration } from '../domain/duration.ts';
 import { executionStates } from '../domain/execution.ts';
+import type { ReviewDeadline } from '../domain/review-deadline.ts';
 import type { HumanInputWebhook } from '../domain/execution.ts';
 import {
   eventStreamSchema,
@@ -24,6 +26,40 @@ const jsonBytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(v
 const atMost = <T extends z.ZodType>(schema: T, bytes: number, name: string) =>
   schema.refine((value) => jsonBytes(value) <= bytes, `${name} must be at most ${kib(bytes)} as JSON`);
 
+const deadlineOutcomeMessage = 'humanInputDeadline.onDeadline must be "approve" or {"reject": "<feedback>"}';
+
+/** A review deadline for every human-input task of one execution, in place of tasks.yaml's. */
+const reviewDeadlineField = z
+  .object({
+    after: z
+      .string()
+      .refine((value) => parseDuration(value) !== undefined, {
+        message: 'humanInputDeadline.after must be a duration such as 30m, 12h or 2d',
+      })
+      .describe('How long each review may wait: 90s, 45m, 2h, 3d or 1w'),
+    onDeadline: z
+      .union([z.literal('approve'), z.strictObject({ reject: z.string().trim().min(1) })], {
+        error: deadlineOutcomeMessage,
+      })
+      .describe('What answers the review then: "approve", or {"reject": "<feedback>"} to run the task again'),
+  })
+  .nullable()
+  .optional()
+  .describe(
+    "Answers this execution's reviews when nobody has in time, in place of tasks.yaml's human_input_deadline",
+  );
+
+/** The kickoff's review deadline as the domain holds it; undefined when the kickoff gave none. */
+export function toReviewDeadline(field: KickoffBody['humanInputDeadline']): ReviewDeadline | undefined {
+  if (field == null) return undefined;
+  const afterMs = parseDuration(field.after)!;
+  const { onDeadline } = field;
+  return {
+    afterMs,
+    outcome: onDeadline === 'approve' ? { approve: true } : { approve: false, feedback: onDeadline.reject },
+  };
+}
+
 export const kickoffBodySchema = z.object({
   inputs: atMost(jsonObject, requestFieldLimits.inputsBytes, 'inputs').describe(
     "Values for the crew's placeholders; see GET /inputs (at most 256 KiB as JSON)",
@@ -38,6 +74,7 @@ export const kickoffBodySchema = z.object({
   humanInputWebhook: humanInputWebhookSchema,
   humanInputWebhookUrl: optionalWebhookUrl.describe('Older form of humanInputWebhook.url'),
   webhooks: eventStreamSchema,
+  humanInputDeadline: reviewDeadlineField,
 });
 export type KickoffBody = z.infer<typeof kickoffBodySchema>;
 

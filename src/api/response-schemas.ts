@@ -46,8 +46,32 @@ export const statusViewSchema = z.object({
     )
     .describe("Files the tasks' output_file saved, including the answer awaiting review"),
   pending_human_input: z
-    .object({ task_id: z.string(), output: z.string(), attempt: z.number().int() })
+    .object({
+      task_id: z.string(),
+      output: z.string(),
+      attempt: z.number().int(),
+      deadline: z
+        .object({
+          at: z.string().describe('When crewd answers the review itself if nobody has'),
+          is_approve: z.boolean().describe('The answer it gives then'),
+          human_feedback: z
+            .string()
+            .describe('The feedback it gives with a rejection (empty with an approval)'),
+        })
+        .optional()
+        .describe("Present when the task has a review deadline (tasks.yaml's human_input_deadline)"),
+    })
     .nullable(),
+  reviews: z
+    .array(
+      z.object({
+        task_id: z.string(),
+        attempt: z.number().int(),
+        is_approve: z.boolean(),
+        given_by: z.enum(['person', 'deadline']),
+      }),
+    )
+    .describe('Every answer to a review so far, oldest first: by a person on /resume, or by its deadline'),
   usage_metrics: z.object({
     total_tokens: z.number().int(),
     prompt_tokens: z.number().int(),
@@ -79,7 +103,7 @@ export const deliveryListSchema = z.object({
   items: z.array(
     z.object({
       id: z.string(),
-      kind: z.enum(['task', 'step', 'crew', 'human_input', 'events']),
+      kind: z.enum(['task', 'step', 'crew', 'human_input', 'events', 'a2a']),
       url: z
         .string()
         .describe(

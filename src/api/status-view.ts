@@ -1,6 +1,6 @@
 import { clipText } from '../domain/clip-text.ts';
 import type { CrewDefinition } from '../domain/crew.ts';
-import type { Execution } from '../domain/execution.ts';
+import type { Execution, PendingHumanInput } from '../domain/execution.ts';
 import { whereExecutionStands } from '../engine/execution-standing.ts';
 import type { Standing } from '../engine/execution-standing.ts';
 import { stepPayload, taskPayload } from '../webhooks/payloads.ts';
@@ -46,14 +46,13 @@ export function toStatusView(execution: Execution, crew: CrewDefinition, now: Da
       taskPayload(execution.id, output, output.taskId, execution.meta),
     ),
     output_files: outputFilesView(execution),
-    pending_human_input:
-      execution.pending === null
-        ? null
-        : {
-            task_id: execution.pending.taskId,
-            output: execution.pending.output.output,
-            attempt: execution.pending.attempt,
-          },
+    pending_human_input: pendingView(execution.pending),
+    reviews: execution.feedback.map((given) => ({
+      task_id: given.taskId,
+      attempt: given.attempt,
+      is_approve: given.approved,
+      given_by: given.givenBy ?? 'person',
+    })),
     usage_metrics: {
       total_tokens: execution.usage.totalTokens,
       prompt_tokens: execution.usage.promptTokens,
@@ -64,6 +63,25 @@ export function toStatusView(execution: Execution, crew: CrewDefinition, now: Da
     created_at: execution.createdAt.toISOString(),
     updated_at: execution.updatedAt.toISOString(),
     meta: execution.meta,
+  };
+}
+
+function pendingView(pending: PendingHumanInput | null): StatusView['pending_human_input'] {
+  if (pending === null) return null;
+  const { deadline } = pending;
+  return {
+    task_id: pending.taskId,
+    output: pending.output.output,
+    attempt: pending.attempt,
+    ...(deadline === undefined
+      ? {}
+      : {
+          deadline: {
+            at: deadline.at.toISOString(),
+            is_approve: deadline.outcome.approve,
+            human_feedback: deadline.outcome.approve ? '' : deadline.outcome.feedback,
+          },
+        }),
   };
 }
 

@@ -5,41 +5,54 @@ import { defaultDatabasePath } from '../config.ts';
 import { openCrewRuntime } from '../runtime/crew-runtime.ts';
 import { crewdStatePaths, workspaceRoot } from '../workspace/execution-workspace.ts';
 import type { CliContext } from './cli-context.ts';
+import { crewCredentials } from './crew-credentials.ts';
 import { migrationReport } from './migration-report.ts';
+import { isFlow, loadFlow } from '../flow/load-flow.ts';
+import { flowReport } from './flow-report.ts';
 
 /** `crewd check <crew-dir>`: the migration report, and a non-zero exit when crewd would not run the crew as written. */
 export function registerCheckCommand(program: Command, context: CliContext): void {
   program
     .command('check')
-    .description('report what crewd will run from a crew or crewAI project, and what it will not honour')
-    .argument('<crew-dir>', 'crew directory (agents.yaml, tasks.yaml) or crewAI project root')
-    .option('--crew <name>', "which crew of a project holding several (a Flow's crews/<name>)")
+    .description('report what crewd will run from a crew, flow or crewAI project, and what it will not honour')
+    .argument('<crew-dir>', 'crew directory (agents.yaml, tasks.yaml), crewAI project root, or a flow (flow.yaml)')
+    .option('--crew <name>', "which crew of a project holding several: a Flow's crews/<name>, or a crew class of crew.py")
     .action(async (crewDir: string, options: { crew?: string }) => {
+      if (options.crew === undefined && (await isFlow(crewDir))) {
+        const warnings: string[] = [];
+        const definition = await loadFlow(crewDir, { warn: (message) => warnings.push(message) });
+        context.stdout.write(flowReport(definition, warnings));
+        return;
+      }
       const env = await withProjectEnv(crewDir, context.env);
       const warnings: string[] = [];
+      const defaultModel = env.MODEL === '' ? undefined : env.MODEL;
       const runtime = await openCrewRuntime({
         crewDir,
         ...(options.crew === undefined ? {} : { crewName: options.crew }),
         env,
         warn: (message) => warnings.push(message),
-        // Reported rather than refused: the report lists what would be left out in a section of its own.
+        // Reported rather than refused: the report lists what would be left out in sections of its own.
         drop: () => undefined,
+        startWithout: () => undefined,
         allowPartial: true,
-        defaultModel: env.MODEL === '' ? undefined : env.MODEL,
-        tools: { workspaceRoot: workspaceRoot(defaultDatabasePath), crewdState: crewdStatePaths(defaultDatabasePath) },
+        defaultModel,
+        tools: {
+          workspaceRoot: workspaceRoot(defaultDatabasePath),
+          crewdState: crewdStatePaths(defaultDatabasePath),
+        },
         check: false,
       });
-      const { crew, models, tools, defaultModel, dropped } = runtime;
+      const { crew, models, tools, dropped, unavailable } = runtime;
       let report: ReturnType<typeof migrationReport>;
       try {
-        report = migrationReport(crew, { warnings, dropped }, { models, tools, defaultModel });
-        const down = tools.statuses().filter((status) => !status.up);
-        for (const status of down) {
-          report = {
-            text: `${report.text}${status.label} is not reachable: ${status.reason ?? 'unknown reason'}\n`,
-            problems: report.problems + 1,
-          };
-        }
+        const credentials = crewCredentials(crew, { env, processEnv: context.env, defaultModel });
+        const listed = tools.statuses().filter((status) => status.listing !== undefined);
+        report = migrationReport(
+          crew,
+          { warnings, dropped, unavailable, credentials, listed },
+          { models, tools, defaultModel },
+        );
       } finally {
         await runtime.close();
       }

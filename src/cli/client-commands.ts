@@ -13,7 +13,7 @@ import { executionStates } from '../domain/execution.ts';
 import type { CliContext } from './cli-context.ts';
 import { parseJsonObject } from './parse-json-object.ts';
 
-interface ConnectionOptions {
+export interface ConnectionOptions {
   readonly url?: string;
   readonly token?: string;
 }
@@ -163,7 +163,8 @@ export function registerClientCommands(program: Command, context: CliContext): v
     });
 }
 
-function clientFor(options: ConnectionOptions, context: CliContext): CrewdClient {
+/** The client of the server a command names (`--url`, `--token`, else `CREWD_URL`, `CREWD_TOKEN`). */
+export function clientFor(options: ConnectionOptions, context: CliContext): CrewdClient {
   return createCrewdClient({
     url: options.url ?? context.env.CREWD_URL ?? 'http://127.0.0.1:8000',
     token: options.token ?? context.env.CREWD_TOKEN,
@@ -292,7 +293,8 @@ function parseState(value: string | undefined): ExecutionState | undefined {
 }
 
 /** Runs a client call; its error becomes a CrewdError with a message for the terminal. */
-async function call<T>(run: () => Promise<T>): Promise<T> {
+/** Runs a client call, turning its failure into the command's one-line error. */
+export async function call<T>(run: () => Promise<T>): Promise<T> {
   try {
     return await run();
   } catch (error) {

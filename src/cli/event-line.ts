@@ -33,7 +33,9 @@ function describe(event: ExecutionLogEvent): string {
     case 'human-input-request':
       return `${event.data.task_id}: waiting for review`;
     case 'execution-resume':
-      return `${event.data.task_id}: ${event.data.is_approve ? 'approved' : 'sent back'}`;
+      return `${event.data.task_id}: ${event.data.is_approve ? 'approved' : 'sent back'}${
+        event.data.given_by === 'deadline' ? ' (its review deadline passed)' : ''
+      }`;
     case 'execution-end': {
       const error = event.data.error === null ? '' : `: ${event.data.error}`;
       return `${event.data.state}${error}`;

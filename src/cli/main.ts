@@ -10,6 +10,8 @@ import { registerServeCommand } from './serve-command.ts';
 import { registerTokensCommand } from './tokens-command.ts';
 import { registerVersionsCommands } from './versions-command.ts';
 import { registerDeployCommand } from './deploy-command.ts';
+import { registerTriggersCommand } from './triggers-command.ts';
+import { registerSchedulesCommand } from './schedules-command.ts';
 
 /** The `crewd` command: assembles the subcommands and turns any failure into one line and exit code 1. */
 async function main(context: CliContext, argv: readonly string[]): Promise<number> {
@@ -26,6 +28,8 @@ async function main(context: CliContext, argv: readonly string[]): Promise<numbe
   registerRunCommand(program, context);
   registerCheckCommand(program, context);
   registerTokensCommand(program, context);
+  registerTriggersCommand(program, context);
+  registerSchedulesCommand(program, context);
   registerPruneCommand(program, context);
   registerVersionsCommands(program, context);
   registerDeployCommand(program, context);

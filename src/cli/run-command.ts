@@ -6,11 +6,17 @@ import type { RunOptions } from './run-crew-in-terminal.ts';
 export function registerRunCommand(program: Command, context: CliContext): void {
   program
     .command('run')
-    .description('run a crew once in the terminal, with live progress and no server')
-    .argument('<crew-dir>', 'crew directory (agents.yaml, tasks.yaml) or crewAI project root')
-    .option('--crew <name>', "which crew of a project holding several (a Flow's crews/<name>)")
+    .description('run a crew or a flow once in the terminal, with live progress and no server')
+    .argument('<crew-dir>', 'crew directory (agents.yaml, tasks.yaml), crewAI project root, or a flow (flow.yaml)')
+    .option(
+      '--crew <name>',
+      "which crew of a project holding several: a Flow's crews/<name>, or a crew class of crew.py",
+    )
     .option('--inputs <json>', 'the crew inputs as a JSON object', '{}')
-    .option('--allow-partial', 'run even when parts of the crew are not honoured (see `crewd check`)')
+    .option(
+      '--allow-partial',
+      'run even when parts of the crew are not honoured or its MCP servers cannot be reached (see `crewd check`)',
+    )
     .option('--model <provider/model>', "use this model for every agent, instead of the crew's llm")
     .option(
       '--output-dir <dir>',
@@ -22,6 +28,12 @@ export function registerRunCommand(program: Command, context: CliContext): void 
       'answers for human-input reviews, one line each: y or n, then the feedback',
     )
     .action(async (crewDir: string, options: RunOptions) => {
+      const { isFlow } = await import('../flow/load-flow.ts');
+      if (options.crew === undefined && (await isFlow(crewDir))) {
+        const { runFlowInTerminal } = await import('./run-flow-in-terminal.ts');
+        await runFlowInTerminal(crewDir, options, context);
+        return;
+      }
       // Loaded here, not at the top, so the other commands start without the model providers.
       const { runCrewInTerminal } = await import('./run-crew-in-terminal.ts');
       await runCrewInTerminal(crewDir, options, context);

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { setFlagsFromString } from 'node:v8';
 import { readServeConfig } from '../config.ts';
 import { withProjectEnv } from '../crew/project-env.ts';
+import { CrewdError } from '../domain/errors.ts';
 import type { ServeConfig, ServedCrewConfig, ServeFlags } from '../config.ts';
 import type { RunningServer } from '../main.ts';
 import type { CliContext } from './cli-context.ts';
@@ -24,8 +25,14 @@ export function registerServeCommand(program: Command, context: CliContext): voi
       '<paths...>',
       "crew directories (agents.yaml, tasks.yaml) or crewAI project roots; <name>=<path> names one (default: its directory's name)",
     )
-    .option('--crew <name>', "which crew of a project holding several (a Flow's crews/<name>)")
-    .option('--allow-partial', 'serve even when parts of the crew are not honoured (see `crewd check`)')
+    .option(
+      '--crew <name>',
+      "which crew of a project holding several: a Flow's crews/<name>, or a crew class of crew.py",
+    )
+    .option(
+      '--allow-partial',
+      'serve even when parts of the crew are not honoured or its MCP servers cannot be reached (see `crewd check`)',
+    )
     .option('--port <port>', 'port to listen on (default: PORT or 8000)')
     .option('--host <host>', 'address to listen on (default: HOST or 127.0.0.1)')
     .option(
@@ -38,6 +45,7 @@ export function registerServeCommand(program: Command, context: CliContext): voi
     )
     .action(async (paths: readonly string[], flags: ServeFlags & { readonly watch?: boolean }) => {
       const crews = servedPaths(paths, flags.crew);
+      for (const crew of crews) await refuseFlow(crew.dir, flags);
       // The first crew's project `.env` is the server's, as with one crew.
       const crewDir = crews[0]!.dir;
       const env = await withProjectEnv(crewDir, context.env);
@@ -190,4 +198,18 @@ function welcome(
     );
   }
   return `${lines.join('\n')}\n`;
+}
+
+/**
+ * A flow is not served yet: refused plainly, rather than serving one of the crews its project holds. `--crew`
+ * still picks one of those crews on purpose.
+ */
+async function refuseFlow(crewDir: string, flags: { readonly crew?: string }): Promise<void> {
+  if (flags.crew !== undefined) return;
+  const { isFlow } = await import('../flow/load-flow.ts');
+  if (!(await isFlow(crewDir))) return;
+  throw new CrewdError(
+    'CONFIG_INVALID',
+    `${crewDir} holds a flow (crewai.flow/v1); crewd serve does not serve flows yet. Run it with crewd run, or serve one of its crews with --crew <name>`,
+  );
 }

@@ -4,6 +4,7 @@ import { createTokenService } from '../service/token-service.ts';
 import type { TokenService } from '../service/token-service.ts';
 import type { TokenRecord } from '../store/store.ts';
 import type { CliContext } from './cli-context.ts';
+import { textTable } from './text-table.ts';
 import { commandDatabase, withStore } from './with-store.ts';
 
 interface DatabaseOptions {
@@ -106,13 +107,5 @@ function tokenTable(records: readonly TokenRecord[]): string {
     record.createdAt.toISOString(),
     record.revokedAt?.toISOString() ?? '-',
   ]);
-  const widths = header.map((title, column) =>
-    Math.max(title.length, ...rows.map((row) => (row[column] ?? '').length)),
-  );
-  const format = (row: readonly string[]): string =>
-    row
-      .map((cell, column) => cell.padEnd(widths[column] ?? 0))
-      .join('  ')
-      .trimEnd();
-  return `${[header, ...rows].map(format).join('\n')}\n`;
+  return textTable(header, rows);
 }

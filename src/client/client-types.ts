@@ -3,6 +3,7 @@ import type { ExecutionLogEvent } from '../domain/execution-log.ts';
 import type { crewDescriptionSchema } from '../api/crew-description.ts';
 import type { executionDetailSchema } from '../api/execution-detail.ts';
 import type { kickoffBodySchema, resumeBodySchema } from '../api/request-schemas.ts';
+import type { scheduleBodySchema, scheduleListSchema, scheduleViewSchema } from '../api/schedule-schemas.ts';
 import type {
   deliveryListSchema,
   executionListSchema,
@@ -62,3 +63,9 @@ export type ExecutionEvent = ExecutionLogEvent & {
   /** 1, 2, 3… within the execution; resume after it with `lastEventId`. */
   readonly id: number;
 };
+
+/** The body of `POST /schedules`: a kickoff's fields, with `cron` and an optional `timezone` and `name`. */
+export type ScheduleRequest = z.input<typeof scheduleBodySchema>;
+/** A schedule as `/schedules` answers it. */
+export type ScheduleView = z.output<typeof scheduleViewSchema>;
+export type ScheduleList = z.output<typeof scheduleListSchema>;

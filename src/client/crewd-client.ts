@@ -10,6 +10,8 @@ import type {
   ListQuery,
   ResumeRequest,
   ResumeResponse,
+  ScheduleRequest,
+  ScheduleView,
 } from './client-types.ts';
 import { CrewdClientError, errorFromAnswer } from './crewd-client-error.ts';
 import { readExecutionEvents } from './read-execution-events.ts';
@@ -66,6 +68,17 @@ export interface CrewdClient {
    * event is missed or repeated; the iteration ends after the `execution-end` event.
    */
   events(kickoffId: string, options?: EventsOptions): AsyncIterable<ExecutionEvent>;
+  /** The crew's schedules (`/schedules`): user tokens see and change only their own. */
+  readonly schedules: {
+    create(body: ScheduleRequest): Promise<ScheduleView>;
+    list(): Promise<ScheduleView[]>;
+    get(scheduleId: string): Promise<ScheduleView>;
+    pause(scheduleId: string): Promise<ScheduleView>;
+    resume(scheduleId: string): Promise<ScheduleView>;
+    /** Starts one of the schedule's executions now. */
+    run(scheduleId: string): Promise<KickoffResponse>;
+    delete(scheduleId: string): Promise<void>;
+  };
 }
 
 const settledStates: readonly string[] = ['PAUSED', 'SUCCESS', 'FAILED', 'REVOKED'];
@@ -76,7 +89,7 @@ export function createCrewdClient(options: CrewdClientOptions): CrewdClient {
   const doFetch = options.fetch ?? fetch;
 
   async function send(
-    method: 'GET' | 'POST',
+    method: 'GET' | 'POST' | 'DELETE',
     path: string,
     init: { body?: unknown; headers?: Record<string, string>; signal?: AbortSignal | undefined } = {},
   ): Promise<Response> {
@@ -191,6 +204,17 @@ export function createCrewdClient(options: CrewdClientOptions): CrewdClient {
       return json<ExecutionStatus>('GET', `status/${id(kickoffId)}`);
     },
     resume: (body) => json<ResumeResponse>('POST', 'resume', body),
+    schedules: {
+      create: (body) => json<ScheduleView>('POST', 'schedules', body),
+      list: async () => (await json<{ schedules: ScheduleView[] }>('GET', 'schedules')).schedules,
+      get: (scheduleId) => json<ScheduleView>('GET', `schedules/${id(scheduleId)}`),
+      pause: (scheduleId) => json<ScheduleView>('POST', `schedules/${id(scheduleId)}/pause`, {}),
+      resume: (scheduleId) => json<ScheduleView>('POST', `schedules/${id(scheduleId)}/resume`, {}),
+      run: (scheduleId) => json<KickoffResponse>('POST', `schedules/${id(scheduleId)}/run`, {}),
+      async delete(scheduleId) {
+        await send('DELETE', `schedules/${id(scheduleId)}`);
+      },
+    },
     cancel: (kickoffId) => json<ExecutionStatus>('POST', `cancel/${id(kickoffId)}`, {}),
     list(query = {}) {
       const search = new URLSearchParams();

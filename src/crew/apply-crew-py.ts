@@ -1,6 +1,7 @@
 import type { CrewPyEntry, CrewPyReading } from './python/read-crew-py.ts';
 import type { Warn } from './validate-yaml.ts';
-import type { YamlFile } from './yaml-file.ts';
+import type { KeyPath } from './key-path.ts';
+import type { SourceLine, YamlFile } from './yaml-file.ts';
 
 /** The raw config of a crew before validation: what the YAML says, with crew.py's arguments laid over it. */
 export interface RawCrewConfig {
@@ -17,7 +18,23 @@ export interface RawCrewConfig {
 export function applyCrewPy(raw: RawCrewConfig, reading: CrewPyReading, warn: Warn): RawCrewConfig {
   const agentData = mapping(raw.agents.data);
   const agentsByMethod = new Map(reading.agents.map((agent) => [agent.method, agent.name]));
-  const agents = overlay(raw.agents, agentData, reading.agents);
+  let agents = overlay(raw.agents, agentData, reading.agents, reading.file);
+  if (reading.agents.length > 0) {
+    // As in crewAI, the crew's agents are those crew.py builds: an agents.yaml entry none reads (another crew
+    // class's, in a crew.py holding several) is not one of them.
+    const built = new Set(reading.agents.map((agent) => agent.name));
+    for (const name of agents.keys.filter((key) => !built.has(key))) {
+      warn(
+        `${raw.agents.file} (${name}): ${reading.file} does not build this agent, so it is not part of the crew (as in crewAI)`,
+      );
+    }
+    const keys = agents.keys.filter((key) => built.has(key));
+    agents = {
+      ...agents,
+      keys,
+      data: Object.fromEntries(keys.map((name) => [name, agents.data[name] ?? {}])),
+    };
+  }
   for (const entry of Object.values(agents.data)) {
     // `llm: name` in agents.yaml may name an `@llm` method of the crew class.
     const llm = entry.llm;
@@ -25,7 +42,7 @@ export function applyCrewPy(raw: RawCrewConfig, reading: CrewPyReading, warn: Wa
   }
 
   const taskData = mapping(raw.tasks.data);
-  let tasks = overlay(raw.tasks, taskData, reading.tasks);
+  let tasks = overlay(raw.tasks, taskData, reading.tasks, reading.file);
   const { agents: _agents, tasks: listedTasks, ...crewArguments } = reading.crew;
   // `Crew(tasks=[self.a(), self.b()])` picks and orders the tasks; `self.tasks` is every @task method in order.
   const taskOrder = Array.isArray(listedTasks)
@@ -69,6 +86,7 @@ function overlay(
   yaml: YamlFile,
   data: Entries,
   entries: readonly CrewPyEntry[],
+  pythonFile: string,
 ): YamlFile & { data: Entries; keys: string[] } {
   const merged: Entries = {};
   for (const [name, value] of Object.entries(data)) merged[name] = { ...value };
@@ -82,7 +100,17 @@ function overlay(
   }
   // Methods' order first (crewAI's), then entries only the YAML has.
   const allKeys = [...order, ...keys.filter((name) => !order.includes(name))];
-  return { ...yaml, data: merged, keys: allKeys };
+  const byName = new Map(entries.map((entry) => [entry.name, entry]));
+  // A key crew.py sets is named at its line there; an entry the YAML lacks, at its Agent(...)/Task(...) call.
+  const origin = (path: KeyPath): SourceLine | undefined => {
+    const [name, key] = path;
+    const entry = byName.get(String(name));
+    if (entry === undefined) return yaml.origin?.(path);
+    const line = key === undefined ? undefined : entry.lines[String(key)];
+    if (line !== undefined) return { file: pythonFile, line };
+    return yaml.lineOf([String(name)]) === undefined ? { file: pythonFile, line: entry.line } : undefined;
+  };
+  return { ...yaml, data: merged, keys: allKeys, origin };
 }
 
 /** crewAI fills a key from config only when the argument is None, so a None argument leaves the YAML's. */

@@ -17,37 +17,64 @@ export function checkTaskReferences(
 ): void {
   const order = [...tasks.keys()];
   for (const [index, [name, task]] of [...tasks].entries()) {
+    checkReviewDeadline(tasksYaml, name, task);
     if (task.agent == null) {
       if (process === 'hierarchical') continue;
+      const where = locate(tasksYaml, [name, 'agent']);
       throw new CrewLoadError(
-        tasksYaml.file,
+        where.file,
         'is required; only the tasks of a hierarchical crew may leave their agent to the manager',
-        locate(tasksYaml, [name, 'agent']),
+        where,
       );
     }
     if (!agents.names.has(task.agent)) {
+      const where = locate(tasksYaml, [name, 'agent']);
       throw new CrewLoadError(
-        tasksYaml.file,
+        where.file,
         `names agent "${task.agent}", which ${agents.file} does not define`,
-        locate(tasksYaml, [name, 'agent']),
+        where,
       );
     }
     for (const [position, contextName] of (task.context ?? []).entries()) {
       const where = locate(tasksYaml, [name, 'context', position]);
       const contextIndex = order.indexOf(contextName);
       if (contextName === name) {
-        throw new CrewLoadError(tasksYaml.file, 'a task cannot be its own context', where);
+        throw new CrewLoadError(where.file, 'a task cannot be its own context', where);
       }
       if (contextIndex === -1) {
-        throw new CrewLoadError(tasksYaml.file, `names task "${contextName}", which is not defined`, where);
+        throw new CrewLoadError(where.file, `names task "${contextName}", which is not defined`, where);
       }
       if (contextIndex > index) {
         throw new CrewLoadError(
-          tasksYaml.file,
+          where.file,
           `names task "${contextName}", which runs later; context may only name earlier tasks`,
           where,
         );
       }
     }
+  }
+}
+
+/** A review deadline belongs to a human-input task and says what answers the review when it passes. */
+function checkReviewDeadline(tasksYaml: YamlFile, name: string, task: TaskEntry): void {
+  const deadline = task.human_input_deadline != null;
+  const outcome = task.human_input_on_deadline != null;
+  if ((deadline || outcome) && task.human_input !== true) {
+    const key = deadline ? 'human_input_deadline' : 'human_input_on_deadline';
+    throw new CrewLoadError(tasksYaml.file, 'needs human_input: true', locate(tasksYaml, [name, key]));
+  }
+  if (deadline && !outcome) {
+    throw new CrewLoadError(
+      tasksYaml.file,
+      'needs human_input_on_deadline (approve, or {reject: "…"}) to say what answers the review',
+      locate(tasksYaml, [name, 'human_input_deadline']),
+    );
+  }
+  if (outcome && !deadline) {
+    throw new CrewLoadError(
+      tasksYaml.file,
+      'needs human_input_deadline to say when',
+      locate(tasksYaml, [name, 'human_input_on_deadline']),
+    );
   }
 }

@@ -1,3 +1,5 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -200,6 +202,24 @@ describe('loadCrew', () => {
       apiKey: 'sk-local',
     });
     expect(warnings).toEqual(['agents.yaml:line 11 (researcher.llm.seed): unknown key, ignored']);
+  });
+
+  it('does not report a crewAI setting that asks for nothing: false, null or an empty list', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'crewd-no-request-'));
+    writeFileSync(join(dir, 'crew.yaml'), 'memory: false\nplanning: false\n');
+    writeFileSync(
+      join(dir, 'agents.yaml'),
+      'writer:\n  role: Writer\n  goal: Write\n  backstory: Writes.\n  memory: false\n  reasoning: false\n  knowledge_sources: []\n  embedder: ~\n',
+    );
+    writeFileSync(
+      join(dir, 'tasks.yaml'),
+      'write:\n  description: Write.\n  expected_output: Text.\n  agent: writer\n  async_execution: false\n',
+    );
+    const dropped: string[] = [];
+
+    await loadCrew(dir, { warn: (message) => dropped.push(message), drop: (message) => dropped.push(message) });
+
+    expect(dropped).toEqual([]);
   });
 
   it('tells crewAI keys crewd does not act on yet from unknown keys, each with file, key and line', async () => {

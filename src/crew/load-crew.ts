@@ -4,6 +4,7 @@ import type {
   CrewDefinition,
   JsonSchema,
   McpServerConfig,
+  PythonTools,
   TaskDefinition,
 } from '../domain/crew.ts';
 import { CrewLoadError } from '../domain/errors.ts';
@@ -15,6 +16,7 @@ import { crewConfigSchema } from './crew-config-schema.ts';
 import type { CrewConfig } from './crew-config-schema.ts';
 import { findJsoncCrew, loadJsoncCrew } from './load-jsonc-crew.ts';
 import { locateCrewFiles } from './locate-crew-files.ts';
+import type { CrewFile } from './locate-crew-files.ts';
 import type { McpServerEntry } from './mcp-server-schema.ts';
 import { unhonouredAgentKeys, unhonouredCrewKeys, unhonouredTaskKeys } from './unhonoured-keys.ts';
 import { requiredInputs } from './placeholders.ts';
@@ -67,15 +69,27 @@ export async function loadCrew(dir: string, options: LoadCrewOptions): Promise<C
 
   const drop = options.drop ?? options.warn;
   let crewYaml = files.crew === undefined ? undefined : await readYamlFile(files.crew.path, files.crew.name);
-  let agentsYaml = await readYamlFile(files.agents.path, files.agents.name);
-  let tasksYaml = await readYamlFile(files.tasks.path, files.tasks.name);
+  let agentsYaml = await readCrewYaml(files.agents);
+  let tasksYaml = await readCrewYaml(files.tasks);
 
   const reading =
     files.python === undefined
       ? undefined
-      : await readCrewPy(files.python.path, { crewRoot: files.root, env: options.env ?? {} });
+      : await readCrewPy(files.python.path, {
+          crewRoot: files.root,
+          env: options.env ?? {},
+          ...(files.crewClass === undefined ? {} : { crewClass: files.crewClass }),
+        });
+  if (files.crewClass !== undefined && reading === undefined) {
+    // --crew named neither a crew folder of a project nor a class of a crew.py: there is only this one crew.
+    throw new CrewLoadError(
+      files.python?.name ?? dir,
+      `holds no crew named "${files.crewClass}"; it is a single crew, so leave out --crew`,
+    );
+  }
   try {
     if (reading !== undefined) {
+      for (const message of reading.notes) options.warn(message);
       for (const message of reading.dropped) drop(message);
       const crewData = isMapping(crewYaml?.data) ? crewYaml.data : {};
       const applied = applyCrewPy(
@@ -88,10 +102,16 @@ export async function loadCrew(dir: string, options: LoadCrewOptions): Promise<C
       if (Object.keys(reading.crew).length > 0 || Object.keys(reading.mcpServers).length > 0) {
         // crew.yaml's lines still locate its own keys; crew.py's arguments are named by key alone.
         const base = crewYaml;
+        const pythonFile = reading.file;
+        const crewLines = reading.crewLines;
         crewYaml = {
           file: base?.file ?? reading.file,
           keys: [],
           lineOf: (path) => base?.lineOf(path),
+          origin: (path) => {
+            const line = path.length === 0 ? undefined : crewLines[String(path[0])];
+            return line === undefined ? undefined : { file: pythonFile, line };
+          },
           data: applied.crew,
         };
       }
@@ -137,18 +157,20 @@ export async function loadCrew(dir: string, options: LoadCrewOptions): Promise<C
     agents: agentEntries,
     tasks: taskEntries,
     toolOrigins: reading?.toolOrigins ?? {},
+    ...(reading === undefined ? {} : { pythonTools: reading.pythonTools }),
     root: files.root,
   });
 }
 
-/** The crew from validated entries, with every default applied; `fallbackName` when the config names none. */
-function assembleCrew(
+/** The crew from validated entries, with every default applied; `fallbackName` when the config names none. Flows build their inline crews with it. */
+export function assembleCrew(
   fallbackName: string,
   entries: {
     config: CrewConfig;
     agents: ReadonlyMap<string, AgentEntry>;
     tasks: ReadonlyMap<string, TaskEntry>;
     toolOrigins: Readonly<Record<string, string>>;
+    pythonTools?: PythonTools;
     /** The crew's directory: a stdio MCP server's `cwd` is relative to it. */
     root: string;
   },
@@ -168,8 +190,17 @@ function assembleCrew(
     agents,
     tasks,
     ...(Object.keys(entries.toolOrigins).length === 0 ? {} : { toolOrigins: entries.toolOrigins }),
+    ...(entries.pythonTools === undefined || Object.keys(entries.pythonTools.tools).length === 0
+      ? {}
+      : { pythonTools: entries.pythonTools }),
     requiredInputs: requiredInputs(agents.values(), tasks),
   };
+}
+
+/** A crew's agents.yaml or tasks.yaml; one a crew.py script stands in for reads as empty. */
+async function readCrewYaml(file: CrewFile): Promise<YamlFile> {
+  if (file.missing) return { file: file.name, data: {}, keys: [], lineOf: () => undefined };
+  return readYamlFile(file.path, file.name);
 }
 
 /** Reports keys crewd does not read inside the `llm:` mappings (and the like) of the entries at `paths`. */
@@ -271,6 +302,9 @@ function toTask(name: string, entry: TaskEntry): TaskDefinition {
     // Absent context means every earlier task; `[]` means none, so the two must stay distinct.
     ...(entry.context == null ? {} : { context: [...new Set(entry.context)] }),
     humanInput: entry.human_input ?? false,
+    ...(entry.human_input_deadline == null || entry.human_input_on_deadline == null
+      ? {}
+      : { reviewDeadline: { afterMs: entry.human_input_deadline, outcome: entry.human_input_on_deadline } }),
     ...(outputJson == null ? {} : { outputJson }),
     ...(entry.tools == null ? {} : { tools: entry.tools }),
     ...(entry.tool_arguments == null ? {} : { toolArguments: entry.tool_arguments }),

@@ -6,6 +6,8 @@ import { CrewLoadError } from '../domain/errors.ts';
 export interface CrewFile {
   readonly path: string;
   readonly name: string;
+  /** agents.yaml or tasks.yaml that is not there: a crew.py script builds its agents and tasks itself. */
+  readonly missing?: true;
 }
 
 export interface CrewFiles {
@@ -14,8 +16,10 @@ export interface CrewFiles {
   readonly agents: CrewFile;
   readonly tasks: CrewFile;
   readonly crew: CrewFile | undefined;
-  /** A crewAI project's crew.py (the `@CrewBase` class), beside the `config/` folder. */
+  /** A crewAI project's crew.py (the `@CrewBase` class, or a script), beside the `config/` folder. */
   readonly python: CrewFile | undefined;
+  /** The crew class `--crew` names, when it names no crew folder of the project (`--crew <ClassName>`). */
+  readonly crewClass?: string;
 }
 
 /**
@@ -30,15 +34,22 @@ export async function locateCrewFiles(dir: string, crewName?: string): Promise<C
   if (kind === 'missing') throw new CrewLoadError(dir, 'crew directory not found');
   if (kind !== 'directory') throw new CrewLoadError(dir, 'is not a directory');
 
-  const configDir = await findConfigDir(root, crewName);
+  const { configDir, crewClass } = await findConfigDir(root, crewName);
   const file = (absolute: string): CrewFile => ({
     path: absolute,
     name: path.relative(root, absolute).split(path.sep).join('/'),
   });
-  const agents = file(path.join(configDir, 'agents.yaml'));
-  const tasks = file(path.join(configDir, 'tasks.yaml'));
+  const python = await findCrewPy(configDir, file);
+  const [agents, tasks] = [
+    file(path.join(configDir, 'agents.yaml')),
+    file(path.join(configDir, 'tasks.yaml')),
+  ];
+  const yamlFiles: CrewFile[] = [];
   for (const required of [agents, tasks]) {
-    if ((await entryKind(required.path)) !== 'file') throw new CrewLoadError(required.name, 'file not found');
+    if ((await entryKind(required.path)) === 'file') yamlFiles.push(required);
+    // A script crew.py with no config/ builds its agents and tasks itself.
+    else if (python !== undefined) yamlFiles.push({ ...required, missing: true });
+    else throw new CrewLoadError(required.name, 'file not found');
   }
 
   let crew: CrewFile | undefined;
@@ -49,7 +60,15 @@ export async function locateCrewFiles(dir: string, crewName?: string): Promise<C
       break;
     }
   }
-  return { root, agents, tasks, crew, python: await findCrewPy(configDir, file) };
+  const [agentsFile = agents, tasksFile = tasks] = yamlFiles;
+  return {
+    root,
+    agents: agentsFile,
+    tasks: tasksFile,
+    crew,
+    python,
+    ...(crewClass === undefined ? {} : { crewClass }),
+  };
 }
 
 /**
@@ -72,12 +91,23 @@ async function findCrewPy(
   for (const name of names) {
     const candidate = path.join(packageDir, name);
     try {
-      if ((await readFile(candidate, 'utf8')).includes('CrewBase')) return file(candidate);
+      if (/CrewBase|\bCrew\(/.test(await readFile(candidate, 'utf8'))) return file(candidate);
     } catch {
       // Unreadable: not a crew file crewd can use.
     }
   }
   return undefined;
+}
+
+/** Whether the crew.py of the crew in `configDir` defines a class named `name` (read as text: a cheap first look). */
+async function definesClass(configDir: string, name: string): Promise<boolean> {
+  const python = await findCrewPy(configDir, (absolute) => ({ path: absolute, name: absolute }));
+  if (python === undefined || !/^[A-Za-z_]\w*$/.test(name)) return false;
+  try {
+    return new RegExp(`^class\\s+${name}\\b`, 'm').test(await readFile(python.path, 'utf8'));
+  } catch {
+    return false;
+  }
 }
 
 /** A crew found in a crewAI project: a package's `config/`, or a Flow's `crews/<name>/config/`. */
@@ -86,16 +116,32 @@ interface FoundCrew {
   readonly configDir: string;
 }
 
-async function findConfigDir(root: string, crewName: string | undefined): Promise<string> {
-  if (crewName === undefined) {
-    for (const candidate of [root, path.join(root, 'config')]) {
-      if (await holdsCrewFiles(candidate)) return candidate;
+/**
+ * The config folder of the crew to load. `--crew` names a crew folder of the project, or else a crew class of the
+ * one crew there is (several `@CrewBase` classes in one crew.py), which crew.py's reader then picks.
+ */
+async function findConfigDir(
+  root: string,
+  crewName: string | undefined,
+): Promise<{ configDir: string; crewClass?: string }> {
+  for (const candidate of [root, path.join(root, 'config')]) {
+    if (await holdsCrewFiles(candidate)) {
+      return { configDir: candidate, ...(crewName === undefined ? {} : { crewClass: crewName }) };
     }
   }
   const found = await projectCrews(root);
   if (crewName !== undefined) {
     const chosen = found.find((crew) => crew.name === crewName);
-    if (chosen !== undefined) return chosen.configDir;
+    if (chosen !== undefined) return { configDir: chosen.configDir };
+    const [only, other] = found;
+    if (only !== undefined && other === undefined) return { configDir: only.configDir, crewClass: crewName };
+    // A class of one of the crews' Python files (a Flow crew whose file holds several classes).
+    const holding: FoundCrew[] = [];
+    for (const crew of found) if (await definesClass(crew.configDir, crewName)) holding.push(crew);
+    const [holder, secondHolder] = holding;
+    if (holder !== undefined && secondHolder === undefined) {
+      return { configDir: holder.configDir, crewClass: crewName };
+    }
     const known =
       found.length === 0 ? 'it holds no crews' : `its crews are ${found.map((crew) => crew.name).join(', ')}`;
     throw new CrewLoadError('src', `holds no crew named "${crewName}"; ${known}`);
@@ -111,7 +157,7 @@ async function findConfigDir(root: string, crewName: string | undefined): Promis
       'file not found (looked in ., config/, src/<package>/config/ and src/<package>/crews/<crew>/config/)',
     );
   }
-  return crew.configDir;
+  return { configDir: crew.configDir };
 }
 
 /** The crews of a crewAI project: `src/<package>/config/`, and in a Flow `src/<package>/crews/<crew>/config/`. */
@@ -120,7 +166,9 @@ async function projectCrews(root: string): Promise<FoundCrew[]> {
   for (const name of await subdirectories(path.join(root, 'src'))) {
     const packageDir = path.join(root, 'src', name);
     const configDir = path.join(packageDir, 'config');
-    if (await holdsCrewFiles(configDir)) found.push({ name, configDir });
+    // A package with a crew.py and no config/ is a script that builds its crew in Python.
+    if ((await holdsCrewFiles(configDir)) || (await entryKind(path.join(packageDir, 'crew.py'))) === 'file')
+      found.push({ name, configDir });
     for (const crewName of await subdirectories(path.join(packageDir, 'crews'))) {
       const crewConfig = path.join(packageDir, 'crews', crewName, 'config');
       if (await holdsCrewFiles(crewConfig)) found.push({ name: crewName, configDir: crewConfig });

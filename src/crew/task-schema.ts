@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { outputFilePath } from './output-file-path.ts';
 import { guardrail, guardrailList, retryCount } from './guardrail-fields.ts';
+import { reviewDeadlineAfter, reviewOutcome } from './review-deadline-fields.ts';
 import { flag, jsonSchemaObject, names, text, toolArguments } from './schema-fields.ts';
 
 /** One entry of tasks.yaml, as written (snake_case, crewAI's keys). */
@@ -11,6 +12,9 @@ export const taskSchema = z.object({
   agent: text().nullish(),
   context: names(),
   human_input: flag(),
+  /** How long the review of a human-input task may wait before `human_input_on_deadline` answers it. */
+  human_input_deadline: reviewDeadlineAfter(),
+  human_input_on_deadline: reviewOutcome(),
   /**
    * A JSON Schema object, kept as written; the engine validates outputs against it. crewAI's form, a Pydantic
    * class name, is turned into its schema from crew.py before validation.

@@ -28,6 +28,8 @@ export const unhonouredAgentKeys: UnhonouredKeys = {
   guardrail_max_retries: "the agent's answers are not checked by a guardrail",
   max_tokens: "the model's own limit applies",
   security_config: 'no security settings apply',
+  apps: "the agent is given no apps' tools",
+  a2a: 'the agent is not served as an A2A agent of its own: crewd serves the whole crew as one, at {base_url}/a2a',
 };
 
 export const unhonouredTaskKeys: UnhonouredKeys = {

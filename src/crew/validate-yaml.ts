@@ -57,7 +57,8 @@ export function validateObject<Schema extends z.ZodObject>(
   unhonoured?: Unhonoured,
 ): z.infer<Schema> {
   if (!isPlainObject(value)) {
-    throw new CrewLoadError(yaml.file, 'must be a mapping of keys to values', locate(yaml, path));
+    const where = locate(yaml, path);
+    throw new CrewLoadError(where.file, 'must be a mapping of keys to values', where);
   }
   warnUnknownKeys(yaml, path, value, Object.keys(schema.shape), warn, unhonoured);
 
@@ -65,10 +66,8 @@ export function validateObject<Schema extends z.ZodObject>(
   if (result.success) return result.data;
   const [issue] = result.error.issues;
   const issuePath = (issue?.path ?? []).filter((segment) => typeof segment !== 'symbol');
-  throw new CrewLoadError(yaml.file, issue?.message ?? 'is invalid', {
-    ...locate(yaml, [...path, ...issuePath]),
-    cause: result.error,
-  });
+  const where = locate(yaml, [...path, ...issuePath]);
+  throw new CrewLoadError(where.file, issue?.message ?? 'is invalid', { ...where, cause: result.error });
 }
 
 /**
@@ -87,28 +86,47 @@ export function warnUnknownKeys(
   for (const key of Object.keys(value)) {
     if (known.includes(key)) continue;
     const keyPath = [...path, key];
-    const where = `${formatLocation(yaml.file, yaml.lineOf(keyPath))} (${formatKeyPath(keyPath)})`;
+    const where = `${formatLocation(yaml, keyPath)} (${formatKeyPath(keyPath)})`;
     const instead = unhonoured?.keys[key];
     if (unhonoured !== undefined && instead !== undefined && Object.hasOwn(unhonoured.keys, key)) {
-      unhonoured.report(`${where}: ${unhonouredMessage(key, instead)}`);
+      // `memory: false`, `None` or `[]` ask for nothing crewd lacks: only a setting that turns the feature on is.
+      if (isRequest(value[key])) unhonoured.report(`${where}: ${unhonouredMessage(key, instead)}`);
     } else {
       warn(`${where}: unknown key, ignored`);
     }
   }
 }
 
-/** The `key` and `line` a CrewLoadError takes for `path`; the crew.yaml root has no key. */
-export function locate(yaml: YamlFile, path: KeyPath): { key?: string; line?: number } {
-  const line = yaml.lineOf(path);
+/**
+ * The `file`, `key` and `line` a CrewLoadError takes for `path`: crew.py's line when the value was written there,
+ * else the YAML's. The crew.yaml root has no key.
+ */
+export function locate(yaml: YamlFile, path: KeyPath): { file: string; key?: string; line?: number } {
+  const origin = yaml.origin?.(path);
+  const line = origin?.line ?? yaml.lineOf(path);
   return {
+    file: origin?.file ?? yaml.file,
     ...(path.length === 0 ? {} : { key: formatKeyPath(path) }),
     ...(line === undefined ? {} : { line }),
   };
 }
 
-/** The same `file:line N` prefix CrewLoadError messages start with, for warnings. */
-function formatLocation(file: string, line: number | undefined): string {
-  return line === undefined ? file : `${file}:line ${line}`;
+/**
+ * Where a key is, for warnings: a YAML key as CrewLoadError messages name it (`file:line N`), a crew.py argument as
+ * Python tools do (`file:line`), like the reader's own messages about crew.py.
+ */
+function formatLocation(yaml: YamlFile, path: KeyPath): string {
+  const origin = yaml.origin?.(path);
+  if (origin !== undefined) return `${origin.file}:${origin.line}`;
+  const line = yaml.lineOf(path);
+  return line === undefined ? yaml.file : `${yaml.file}:line ${line}`;
+}
+
+/** Whether a crewAI setting asks for something: false, null and empty lists or mappings ask for nothing. */
+function isRequest(value: unknown): boolean {
+  if (value === false || value === null || value === undefined) return false;
+  if (Array.isArray(value)) return value.length > 0;
+  return !isPlainObject(value) || Object.keys(value).length > 0;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -18,6 +18,17 @@ export interface YamlFile {
   readonly keys: readonly string[];
   /** The 1-based line of the deepest part of `path` present in the file, or undefined. */
   lineOf(path: KeyPath): number | undefined;
+  /**
+   * Where a value laid over the file from elsewhere was written (a keyword argument in crew.py), for `path`;
+   * undefined when the file itself holds it.
+   */
+  origin?(path: KeyPath): SourceLine | undefined;
+}
+
+/** A line of a file other than the YAML, such as crew.py. */
+export interface SourceLine {
+  readonly file: string;
+  readonly line: number;
 }
 
 /**

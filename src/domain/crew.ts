@@ -1,3 +1,5 @@
+import type { ReviewDeadline } from './review-deadline.ts';
+
 /** A crew after loading: agents and tasks with every default applied, ready for the engine. */
 
 /** A JSON Schema object, as written in `output_json`. */
@@ -66,6 +68,8 @@ export interface TaskDefinition {
    */
   readonly context?: readonly string[];
   readonly humanInput: boolean;
+  /** When set, a review left unanswered this long is answered with its outcome. */
+  readonly reviewDeadline?: ReviewDeadline;
   readonly outputJson?: JsonSchema;
   /** Tool names that replace the agent's tools for this task, when given. */
   readonly tools?: readonly string[];
@@ -119,9 +123,41 @@ export interface CrewDefinition {
    * `file:line` they are defined at, so a missing tool can be named with where it came from.
    */
   readonly toolOrigins?: Readonly<Record<string, string>>;
+  /**
+   * The Python tools crew.py takes from the project (`@tool` functions, `BaseTool` subclasses) and from
+   * `crewai_tools`, by tool name: what the project's Python imports to build and run them.
+   */
+  readonly pythonTools?: PythonTools;
   /** Distinct `{placeholder}` names in order of first appearance: what `GET /inputs` returns. */
   readonly requiredInputs: readonly string[];
 }
+
+/** The Python tools of a crewAI project and where its Python finds their modules. */
+export interface PythonTools {
+  /** The folder holding the project's packages (a crewAI project's `src/`), absolute; put on `sys.path`. */
+  readonly sourceRoot: string;
+  readonly tools: Readonly<Record<string, PythonToolReference>>;
+}
+
+/** One Python tool as crew.py names it. */
+export interface PythonToolReference {
+  /** The dotted module the tool is imported from (`my_crew.tools.custom_tool`, `crewai_tools`). */
+  readonly module: string;
+  /** The class, or the `@tool` function's name, in that module. */
+  readonly attribute: string;
+  /** `class`: instantiated with crew.py's arguments; `function`: a `@tool` function, which is the tool itself. */
+  readonly kind: 'class' | 'function';
+  /** `file:line` of the definition of a project's own tool; of the line of crew.py that builds a `crewai_tools` one. */
+  readonly origin?: string;
+  /** One of crewAI's own tools (`crewai_tools`): used only where the project's Python has it. */
+  readonly builtin: boolean;
+}
+
+/**
+ * Where crew.py's positional constructor arguments of a Python tool are kept among its literal arguments
+ * (`toolArguments`); not a Python identifier, so no keyword argument can take the name.
+ */
+export const positionalArgumentsKey = '*args';
 
 /** Input values from a kickoff, keyed by placeholder name. */
 export type CrewInputs = Readonly<Record<string, unknown>>;

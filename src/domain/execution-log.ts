@@ -55,7 +55,13 @@ export const executionLogEventSchema = z.discriminatedUnion('type', [
   ),
   entry(
     'execution-resume',
-    z.object({ task_id: z.string(), attempt: z.number().int(), is_approve: z.boolean() }),
+    z.object({
+      task_id: z.string(),
+      attempt: z.number().int(),
+      is_approve: z.boolean(),
+      /** Present when crewd answered the review because its deadline passed; absent when a person did. */
+      given_by: z.literal('deadline').optional(),
+    }),
   ),
   /** The last entry of every execution's log, written with the state change that ends it. */
   entry(

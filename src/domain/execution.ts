@@ -1,4 +1,5 @@
 import type { AgentStep } from './events.ts';
+import type { DueReview, ReviewDeadline } from './review-deadline.ts';
 import type { HumanFeedback, TaskOutput } from './task-output.ts';
 import type { TokenUsage } from './usage.ts';
 
@@ -69,6 +70,22 @@ export interface EventStreamTarget {
 }
 
 /**
+ * An A2A client's push notification config for one task (A2A `TaskPushNotificationConfig`): every state change of
+ * the execution is posted to `url` as the A2A task, through the webhook outbox.
+ */
+export interface A2aPushTarget {
+  /** The config's id, unique within the task. */
+  readonly id: string;
+  readonly url: string;
+  /** Sent back as `X-A2A-Notification-Token` so the receiver can tell the notification is for it. */
+  readonly token: string | null;
+  /** `Authorization: <scheme> <credentials>` on each notification, when the client asked for it. */
+  readonly authentication: { readonly scheme: string; readonly credentials: string } | null;
+  /** The A2A protocol version the config was set over: the notification body is that version's task object. */
+  readonly protocol: '0.3' | '1.0';
+}
+
+/**
  * Where notifications go. Task, step and crew URLs hold for one leg (kickoff, then each /resume);
  * the human-input webhook stays until a /resume replaces it.
  */
@@ -79,6 +96,8 @@ export interface WebhookTargets {
   readonly humanInput: HumanInputWebhook | null;
   /** Event streaming for this leg, like the task, step and crew URLs; absent in executions stored before it. */
   readonly events?: EventStreamTarget | null;
+  /** A2A push notification configs: unlike the URLs above they hold for the whole execution. */
+  readonly a2aPush?: readonly A2aPushTarget[];
 }
 
 export const noWebhooks: WebhookTargets = { taskUrl: null, stepUrl: null, crewUrl: null, humanInput: null };
@@ -88,6 +107,8 @@ export interface PendingHumanInput {
   readonly taskId: string;
   readonly attempt: number;
   readonly output: TaskOutput;
+  /** When the review is answered without a person, and how; absent when it waits for one however long. */
+  readonly deadline?: DueReview;
 }
 
 /** Who started an execution: user tokens see only their own. */
@@ -129,4 +150,6 @@ export interface Execution {
   readonly revision: number;
   readonly startedAt: Date | null;
   readonly finishedAt: Date | null;
+  /** The kickoff's review deadline, which every human-input task's pause takes in place of its own; absent when none. */
+  readonly reviewDeadline?: ReviewDeadline;
 }

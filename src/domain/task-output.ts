@@ -36,6 +36,8 @@ export interface HumanFeedback {
   readonly approved: boolean;
   /** The output the feedback was given on; a rejected one is shown to the agent on its retry. */
   readonly output: string;
+  /** Set when crewd answered the review itself because its deadline passed; absent when a person did. */
+  readonly givenBy?: 'deadline';
 }
 
 const summaryWords = 10;

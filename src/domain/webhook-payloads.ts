@@ -68,3 +68,14 @@ export const humanInputPayloadSchema = z.object({
   meta: metaSchema,
 });
 export type HumanInputPayload = z.infer<typeof humanInputPayloadSchema>;
+
+/**
+ * Sent to `humanInputWebhook.url` when a review's deadline passed and crewd answered it itself: the request's
+ * fields, with the answer given as `/resume` would have carried it.
+ */
+export const humanInputDeadlinePayloadSchema = humanInputPayloadSchema.extend({
+  event: z.literal('human_input_deadline_passed'),
+  is_approve: z.boolean(),
+  human_feedback: z.string(),
+});
+export type HumanInputDeadlinePayload = z.infer<typeof humanInputDeadlinePayloadSchema>;

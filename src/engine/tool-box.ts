@@ -46,7 +46,7 @@ export function createToolBox(
   limits: ToolLimits = defaultToolLimits,
 ): ToolBox {
   if (tools.length === 0) return emptyToolBox;
-  const names = modelToolNames(tools.map((tool) => tool.name));
+  const names = modelToolNames(tools.map((tool) => tool.modelName ?? tool.name));
   const entries = new Map<string, { tool: Tool; check: InputCheck }>();
   for (const [index, tool] of tools.entries()) entries.set(names[index]!, { tool, check: inputCheck(tool) });
   return {

@@ -20,6 +20,8 @@ export interface ToolContext {
 export interface Tool {
   /** The name crews use in `tools:` (`SerperDevTool`, `files.read_file`, …); the model may see a safe alias. */
   readonly name: string;
+  /** The name the model is offered, when the tool's source names it as its framework does (crewAI's Python tools). */
+  readonly modelName?: string;
   readonly description: string;
   readonly inputSchema: JsonSchema;
   /**

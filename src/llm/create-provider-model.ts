@@ -8,6 +8,7 @@ import { compatibleProviders } from './compatible-providers.ts';
 import type { CompatibleProvider } from './compatible-providers.ts';
 import type { GeminiModelOptions } from './gemini-model.ts';
 import { lazyModel } from './lazy-model.ts';
+import { describeWays, keyVariables, providerCredentials } from './provider-credentials.ts';
 import type { ModelRoute } from './model-route.ts';
 import type { OpenAICompatibleModelOptions } from './openai-compatible-model.ts';
 import type { OpenAIModelOptions } from './openai-model.ts';
@@ -35,16 +36,16 @@ export function createProviderModel(
   const needs = (what: string): CrewdError => new CrewdError('CONFIG_INVALID', `model "${id}" needs ${what}`);
   switch (route.provider) {
     case 'openai': {
-      const apiKey = spec.apiKey ?? setting(env, 'OPENAI_API_KEY');
-      const baseURL = spec.baseUrl ?? baseUrlSetting(env, 'OPENAI_BASE_URL', 'OPENAI_API_BASE');
+      const apiKey = spec.apiKey ?? setting(env, ...keyVariables('openai'));
+      const baseURL = spec.baseUrl ?? baseUrlSetting(env, ...(providerCredentials.openai.unlessSet ?? []));
       if (apiKey === undefined && baseURL === undefined) {
         throw needs('OPENAI_API_KEY (or OPENAI_BASE_URL for a local OpenAI-compatible server)');
       }
       return openAIModel({ ...common, apiKey, baseURL });
     }
     case 'anthropic': {
-      const apiKey = spec.apiKey ?? setting(env, 'ANTHROPIC_API_KEY');
-      if (apiKey === undefined) throw needs('ANTHROPIC_API_KEY');
+      const apiKey = spec.apiKey ?? setting(env, ...keyVariables('anthropic'));
+      if (apiKey === undefined) throw needs(describeWays(providerCredentials.anthropic.ways));
       const base = spec.baseUrl ?? baseUrlSetting(env, 'ANTHROPIC_BASE_URL', 'ANTHROPIC_API_BASE');
       // Anthropic's own clients take the base URL without the version; the Messages path needs it.
       return anthropicModel({
@@ -54,14 +55,14 @@ export function createProviderModel(
       });
     }
     case 'gemini': {
-      const apiKey = spec.apiKey ?? setting(env, 'GEMINI_API_KEY', 'GOOGLE_API_KEY');
-      if (apiKey === undefined) throw needs('GEMINI_API_KEY (or GOOGLE_API_KEY)');
+      const apiKey = spec.apiKey ?? setting(env, ...keyVariables('gemini'));
+      if (apiKey === undefined) throw needs(describeWays(providerCredentials.gemini.ways));
       const baseURL = spec.baseUrl ?? baseUrlSetting(env, 'GEMINI_API_BASE');
       return geminiModel({ ...common, apiKey, baseURL });
     }
     case 'azure': {
-      const apiKey = spec.apiKey ?? setting(env, 'AZURE_API_KEY');
-      if (apiKey === undefined) throw needs('AZURE_API_KEY');
+      const apiKey = spec.apiKey ?? setting(env, ...keyVariables('azure'));
+      if (apiKey === undefined) throw needs(describeWays(providerCredentials.azure.ways));
       const endpoint = spec.baseUrl ?? baseUrlSetting(env, 'AZURE_API_BASE', 'AZURE_ENDPOINT');
       if (endpoint === undefined) {
         throw needs('AZURE_API_BASE (the resource endpoint, e.g. https://my-resource.openai.azure.com)');
@@ -139,7 +140,7 @@ function bedrockCredentials(env: ModelEnv, needs: (what: string) => CrewdError):
   }
   const apiKey = setting(env, 'AWS_BEARER_TOKEN_BEDROCK');
   if (apiKey !== undefined) return { kind: 'api-key', apiKey };
-  throw needs('AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or AWS_BEARER_TOKEN_BEDROCK)');
+  throw needs(describeWays(providerCredentials.bedrock.ways));
 }
 
 /** `base` ending in `/v1`, as given or with it added. */

@@ -6,6 +6,8 @@ import type { ModelResolver } from '../llm/chat-model.ts';
 import { createModelResolver } from '../llm/resolve-model.ts';
 import { openCrewTools, type OpenCrewToolsOptions } from '../tools/open-crew-tools.ts';
 import type { OpenToolRegistry } from '../tools/tool-registry.ts';
+import type { ToolSourceStatus } from '../tools/tool-source.ts';
+import { refuseUnavailableSources } from './refuse-unavailable-sources.ts';
 
 export interface CrewRuntimeOptions {
   /** The crew directory or crewAI project root. */
@@ -18,7 +20,12 @@ export interface CrewRuntimeOptions {
   readonly warn: (message: string) => void;
   /** Each part the loader leaves out, as it is found; `warn` unless given. Always kept in `dropped` as well. */
   readonly drop?: (message: string) => void;
-  /** Opens a crew that loses parts of itself; refused otherwise (see refusePartialCrew). */
+  /** Each tool source the crew starts without (with `allowPartial`); `warn` unless given. Kept in `unavailable`. */
+  readonly startWithout?: (message: string) => void;
+  /**
+   * Opens a crew that loses parts of itself, or whose MCP servers cannot be reached at start (each named through
+   * `warn`); refused otherwise (see refusePartialCrew and refuseUnavailableSources).
+   */
   readonly allowPartial: boolean;
   /** The `provider/model` of agents and crews without `llm` (the MODEL variable). */
   readonly defaultModel: string | undefined;
@@ -43,14 +50,16 @@ export interface CrewRuntime {
   readonly defaultModel: string | undefined;
   /** What the loader left out of the crew (empty unless `allowPartial`). */
   readonly dropped: readonly string[];
+  /** The tool sources that could not be used at start (empty unless `allowPartial`): MCP servers not reached. */
+  readonly unavailable: readonly ToolSourceStatus[];
   /** Closes the tool sources (MCP connections, child processes); safe to call more than once. */
   close(): Promise<void>;
 }
 
 /**
  * Opens a crew the way `serve`, `run` and `check` all do: loads it, refuses one that would lose parts of itself
- * unless allowed, resolves its models, opens its tool sources and checks that it can run, closing what it opened
- * when any of that fails. Each runtime holds only its own crew's resources, so several can be open in one process
+ * unless allowed, resolves its models, opens its tool sources (refusing, unless allowed, to start without one) and
+ * checks that it can run, closing what it opened when any of that fails. Each runtime holds only its own crew's resources, so several can be open in one process
  * and each is closed on its own.
  */
 export async function openCrewRuntime(options: CrewRuntimeOptions): Promise<CrewRuntime> {
@@ -71,14 +80,15 @@ export async function openCrewRuntime(options: CrewRuntimeOptions): Promise<Crew
   // Models are only resolved here, never called: opening costs nothing and sends nothing.
   const models = createModelResolver({ env, baseDir: crewDir, recordFile: options.recordFile });
   const tools = await openCrewTools(crew, { ...options.tools, crewDir, env });
-  if (options.check) {
-    try {
-      // Every agent's model names, credentials and tools are checked now rather than after the first task has started.
-      checkCrew(crew, { models, tools, defaultModel });
-    } catch (error) {
-      await tools.close();
-      throw error;
-    }
+  // Sources open without waiting past their first attempt: what is down now is down at start.
+  const unavailable = tools.statuses().filter((status) => !status.up);
+  try {
+    refuseUnavailableSources(unavailable, options.allowPartial, options.startWithout ?? warn);
+    // Every agent's model names, credentials and tools are checked now rather than after the first task has started.
+    if (options.check) checkCrew(crew, { models, tools, defaultModel });
+  } catch (error) {
+    await tools.close();
+    throw error;
   }
-  return { crew, models, tools, defaultModel, dropped, close: () => tools.close() };
+  return { crew, models, tools, defaultModel, dropped, unavailable, close: () => tools.close() };
 }

@@ -8,6 +8,8 @@ export interface CrossProcessDeps {
   readonly runner: ExecutionRunner;
   readonly claims: ExecutionClaims;
   readonly clock: () => Date;
+  /** Claims on every execution that stops running elsewhere too: under a limit per token, its token may go on. */
+  readonly wakeOnEnds?: boolean;
   /** How long after its commit on the database's clock a notice arrived here, in seconds. */
   readonly onNoticeLag?: (seconds: number) => void;
 }
@@ -25,6 +27,7 @@ export function followOtherProcesses(deps: CrossProcessDeps): ChangeListener {
       deps.runner.noticed(notice);
       const runnable = notice.state === 'PENDING' || notice.state === 'RUNNING';
       if (runnable && notice.leaseOwner === null) deps.claims.wake();
+      else if (deps.wakeOnEnds === true && !runnable) deps.claims.wake();
     },
     resync() {
       deps.events.nudge();

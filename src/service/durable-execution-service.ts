@@ -3,7 +3,15 @@ import { hashJson } from '../domain/canonical-json.ts';
 import type { CrewDefinition } from '../domain/crew.ts';
 import { reachesCrew } from '../domain/crew-name.ts';
 import { CrewdError } from '../domain/errors.ts';
-import { isFinished, statesLeadingTo, type Execution, type WebhookTargets } from '../domain/execution.ts';
+import { QueueFull, QueueFullError } from '../domain/queue-full-error.ts';
+import {
+  isFinished,
+  statesLeadingTo,
+  type A2aPushTarget,
+  type Execution,
+  type PendingHumanInput,
+  type WebhookTargets,
+} from '../domain/execution.ts';
 import type { HumanFeedback } from '../domain/task-output.ts';
 import { approvalCompletes } from '../engine/execution-standing.ts';
 import type {
@@ -11,6 +19,7 @@ import type {
   ExecutionChange,
   ExecutionLease,
   ExecutionPage,
+  NewOutboxMessage,
   StoredExecutionEvent,
   Store,
 } from '../store/store.ts';
@@ -54,7 +63,22 @@ export interface CrewServiceDeps {
   readonly lease: { readonly owner: string; readonly durationMs: number };
   /** How long an event stream waits for a publication or a nudge before reading the store anyway (default 1 s). */
   readonly eventPollMs?: number;
+  /** Fair shares among tokens (`CREWD_TOKEN_CONCURRENCY`, `CREWD_QUEUE_LIMIT`); none when absent. */
+  readonly limits?: ExecutionLimits;
+  /** Asks for a claim now: work was left waiting for one (under a limit per token, all new work is). */
+  readonly wakeClaims?: () => void;
 }
+
+/** Operator limits per token. */
+export interface ExecutionLimits {
+  /** Executions one token may have running at once; the rest wait as PENDING. */
+  readonly runningPerToken?: number;
+  /** Executions one token may have waiting; a kickoff past it is refused with 429. */
+  readonly queuedPerToken?: number;
+}
+
+/** Seconds a kickoff refused for a full queue is asked to wait: about the time a few executions take to start. */
+export const queueFullRetryAfterSeconds = 5;
 
 const defaultEventPollMs = 1000;
 const eventPageSize = 500;
@@ -118,7 +142,8 @@ export class DurableExecutionService implements ExecutionService {
    * the reservation released), so requests arriving together are never all promised the same free slot.
    */
   #leaseIfRoom(now: Date): { slot: Reservation; lease?: ExecutionLease } {
-    const slot = this.deps.dispatcher.reserve(1);
+    // Under a limit per token only a claim, which counts the token's running executions, may start work.
+    const slot = this.deps.dispatcher.reserve(this.deps.limits?.runningPerToken === undefined ? 1 : 0);
     if (slot.size === 0) return { slot };
     const { owner, durationMs } = this.deps.lease;
     return { slot, lease: { owner, until: new Date(now.getTime() + durationMs) } };
@@ -130,23 +155,39 @@ export class DurableExecutionService implements ExecutionService {
     const requestHash =
       request.idempotencyKey === null
         ? null
-        : hashJson({ inputs: request.inputs, meta: request.meta, webhooks: request.webhooks });
+        : hashJson({
+            inputs: request.inputs,
+            meta: request.meta,
+            webhooks: request.webhooks,
+            // Only when given, so the hashes of kickoffs without one stay what they were.
+            ...(request.reviewDeadline === undefined ? {} : { reviewDeadline: request.reviewDeadline }),
+          });
     const createdAt = this.deps.clock();
     const { slot, lease } = this.#leaseIfRoom(createdAt);
+    const queueLimit = this.deps.limits?.queuedPerToken;
     try {
-      const result = await this.deps.store.createExecution({
-        id: this.deps.newId(),
-        inputs: request.inputs,
-        meta: request.meta,
-        webhooks: request.webhooks,
-        owner: { tokenId: request.caller.tokenId, userId: request.caller.userId },
-        idempotencyKey: request.idempotencyKey,
-        requestHash,
-        createdAt,
-        ...(lease === undefined ? {} : { lease }),
-        ...(this.deps.name === undefined ? {} : { crew: this.deps.name }),
-        ...(served === undefined ? {} : { crewVersion: served.version }),
-      });
+      const result = await this.deps.store
+        .createExecution({
+          id: this.deps.newId(),
+          inputs: request.inputs,
+          meta: request.meta,
+          webhooks: request.webhooks,
+          owner: { tokenId: request.caller.tokenId, userId: request.caller.userId },
+          idempotencyKey: request.idempotencyKey,
+          requestHash,
+          createdAt,
+          ...(lease === undefined ? {} : { lease }),
+          ...(this.deps.name === undefined ? {} : { crew: this.deps.name }),
+          ...(served === undefined ? {} : { crewVersion: served.version }),
+          ...(queueLimit === undefined ? {} : { queueLimit }),
+          ...(request.reviewDeadline === undefined ? {} : { reviewDeadline: request.reviewDeadline }),
+        })
+        .catch((error: unknown) => {
+          if (error instanceof QueueFull && queueLimit !== undefined) {
+            throw new QueueFullError(queueLimit, queueFullRetryAfterSeconds);
+          }
+          throw error;
+        });
       if (!result.created && result.requestHash !== requestHash) {
         throw new CrewdError(
           'IDEMPOTENCY_CONFLICT',
@@ -154,6 +195,7 @@ export class DurableExecutionService implements ExecutionService {
         );
       }
       if (result.created && lease !== undefined) slot.submit(result.execution.id);
+      if (result.created && lease === undefined) this.deps.wakeClaims?.();
       return { kickoffId: result.execution.id };
     } finally {
       slot.release();
@@ -228,7 +270,50 @@ export class DurableExecutionService implements ExecutionService {
       humanInput: request.humanInput ?? execution.webhooks.humanInput,
       // Like the task, step and crew URLs: a stream not given again on /resume gets nothing more.
       ...(request.events === null ? {} : { events: request.events }),
+      // A2A push configs belong to the task, which goes on across the pause.
+      ...a2aPushAfterResume(execution.webhooks, request),
     };
+    const answered = await this.#answerReview(execution, pending, feedback, webhooks);
+    if (answered === null) throw notPending();
+    return answered;
+  }
+
+  /**
+   * Answers a review whose deadline has passed with the deadline's outcome, as a `/resume` would, keeping the
+   * webhooks of the leg that paused. False when there was nothing to answer: not paused, no deadline, not due yet,
+   * or answered first by a person or another process (the guarded change lets exactly one answer win).
+   */
+  async answerOnDeadline(executionId: string): Promise<boolean> {
+    const execution = await this.deps.store.getExecution(executionId);
+    const pending = execution?.pending ?? null;
+    const deadline = pending?.deadline;
+    if (execution?.state !== 'PAUSED' || pending === null || deadline === undefined) return false;
+    const now = this.deps.clock();
+    if (deadline.at.getTime() > now.getTime()) return false;
+    await this.loadCrewOf(execution);
+    const feedback: HumanFeedback = {
+      taskId: pending.taskId,
+      attempt: pending.attempt,
+      text: deadline.outcome.approve ? '' : deadline.outcome.feedback,
+      approved: deadline.outcome.approve,
+      output: pending.output.output,
+      givenBy: 'deadline',
+    };
+    const outbox = this.deps.notifications.humanInputDeadlinePassed(execution, pending.output, feedback);
+    return (await this.#answerReview(execution, pending, feedback, execution.webhooks, outbox)) !== null;
+  }
+
+  /**
+   * Applies an answer to the review `pending`, guarded on it still waiting: null when another answer came first.
+   * `outbox` goes with the change (the deadline's notice).
+   */
+  async #answerReview(
+    execution: Execution,
+    pending: PendingHumanInput,
+    feedback: HumanFeedback,
+    webhooks: WebhookTargets,
+    outbox: readonly NewOutboxMessage[] = [],
+  ): Promise<ResumeResult | null> {
     const now = this.deps.clock();
     const guard = {
       executionId: execution.id,
@@ -238,7 +323,8 @@ export class DurableExecutionService implements ExecutionService {
       appendFeedback: feedback,
       now,
     };
-    if (request.approve && approvalCompletes(crew, execution.outputs, pending.taskId)) {
+    // The tasks of the version the execution started on, whatever version is served now.
+    if (feedback.approved && approvalCompletes(this.crewOf(execution), execution.outputs, pending.taskId)) {
       const ended: Execution = {
         ...execution,
         webhooks,
@@ -262,27 +348,35 @@ export class DurableExecutionService implements ExecutionService {
         events: [eventRecord.executionResumed(feedback), eventRecord.executionEnded(ended)],
       };
       const { notifications } = this.deps;
-      await this.#mustApply({
+      const applied = await this.#apply({
         ...change,
-        outbox: [...notifications.crewEnded(ended, webhooks), ...notifications.streamed(ended, change)],
+        outbox: [
+          ...outbox,
+          ...notifications.crewEnded(ended, webhooks),
+          ...notifications.streamed(ended, change),
+        ],
       });
+      if (applied === null) return null;
       return { status: 'completed', message: 'Feedback approved; the execution is complete' };
     }
     const { slot, lease } = this.#leaseIfRoom(now);
     try {
-      await this.#mustApply({
+      const applied = await this.#apply({
         ...guard,
         state: 'PENDING',
-        ...(request.approve ? { appendOutput: pending.output } : {}),
+        ...(feedback.approved ? { appendOutput: pending.output } : {}),
         patch: { webhooks },
         events: [eventRecord.executionResumed(feedback)],
+        outbox,
         ...(lease === undefined ? {} : { lease }),
       });
+      if (applied === null) return null;
       if (lease !== undefined) slot.submit(execution.id);
+      else this.deps.wakeClaims?.();
     } finally {
       slot.release();
     }
-    return request.approve
+    return feedback.approved
       ? { status: 'resumed', message: 'Feedback approved; the execution continues with the next task' }
       : { status: 'retrying', message: `Feedback received; task '${pending.taskId}' will run again` };
   }
@@ -383,10 +477,33 @@ export class DurableExecutionService implements ExecutionService {
     return this.deps.store.listDeliveries(executionId);
   }
 
-  async #mustApply(change: ExecutionChange): Promise<Execution> {
+  async replaceA2aPush(
+    executionId: string,
+    caller: Caller,
+    update: (current: readonly A2aPushTarget[]) => readonly A2aPushTarget[],
+  ): Promise<Execution> {
+    // A compare-and-set on the state: a leg that moves the execution meanwhile makes this read and try again.
+    for (;;) {
+      const execution = await this.get(executionId, caller);
+      const webhooks = { ...execution.webhooks, a2aPush: update(execution.webhooks.a2aPush ?? []) };
+      const change: ExecutionChange = {
+        executionId,
+        fromStates: [execution.state],
+        patch: { webhooks },
+        now: this.deps.clock(),
+      };
+      const changed = await this.deps.store.applyChange(change);
+      if (changed !== null) {
+        this.deps.onCommitted(changed, change);
+        return changed;
+      }
+    }
+  }
+
+  /** Applies a guarded change; null when its guards no longer held. */
+  async #apply(change: ExecutionChange): Promise<Execution | null> {
     const execution = await this.deps.store.applyChange(change);
-    if (execution === null) throw notPending();
-    this.deps.onCommitted(execution, change);
+    if (execution !== null) this.deps.onCommitted(execution, change);
     return execution;
   }
 }
@@ -399,6 +516,18 @@ function following(
   if (events === null) return null;
   const fresh = events.filter((event) => event.sequence > last);
   return fresh.every((event, index) => event.sequence === last + 1 + index) ? fresh : null;
+}
+
+/** The A2A push configs of the next leg: those of the task, and those the answering message added. */
+function a2aPushAfterResume(
+  webhooks: WebhookTargets,
+  request: ResumeRequest,
+): Pick<WebhookTargets, 'a2aPush'> {
+  const kept = webhooks.a2aPush ?? [];
+  const added = request.a2aPush ?? [];
+  if (kept.length === 0 && added.length === 0) return {};
+  const ids = new Set(added.map((target) => target.id));
+  return { a2aPush: [...kept.filter((target) => !ids.has(target.id)), ...added] };
 }
 
 function visibleTo(execution: Execution, caller: Caller): boolean {

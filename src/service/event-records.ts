@@ -82,7 +82,12 @@ export const eventRecord = {
   executionResumed(feedback: HumanFeedback): ExecutionLogEvent {
     return {
       type: 'execution-resume',
-      data: { task_id: feedback.taskId, attempt: feedback.attempt, is_approve: feedback.approved },
+      data: {
+        task_id: feedback.taskId,
+        attempt: feedback.attempt,
+        is_approve: feedback.approved,
+        ...(feedback.givenBy === undefined ? {} : { given_by: feedback.givenBy }),
+      },
     };
   },
 

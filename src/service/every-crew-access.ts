@@ -1,7 +1,7 @@
 import type { CrewDefinition } from '../domain/crew.ts';
 import { reachesCrew } from '../domain/crew-name.ts';
 import { CrewdError } from '../domain/errors.ts';
-import type { Execution } from '../domain/execution.ts';
+import type { A2aPushTarget, Execution } from '../domain/execution.ts';
 import type { DeliveryRecord, ExecutionPage, StoredExecutionEvent, Store } from '../store/store.ts';
 import { listExecutions } from './durable-execution-service.ts';
 import type {
@@ -65,6 +65,14 @@ export class EveryCrewAccess implements ExecutionAccess {
 
   async deliveries(executionId: string, caller: Caller): Promise<readonly DeliveryRecord[]> {
     return (await this.#serviceOf(executionId, caller)).deliveries(executionId, caller);
+  }
+
+  async replaceA2aPush(
+    executionId: string,
+    caller: Caller,
+    update: (current: readonly A2aPushTarget[]) => readonly A2aPushTarget[],
+  ): Promise<Execution> {
+    return (await this.#serviceOf(executionId, caller)).replaceA2aPush(executionId, caller, update);
   }
 
   /** The service of the execution's crew; one the caller's token does not reach answers as unknown. */

@@ -8,6 +8,8 @@ export interface ExecutionClaimsDeps {
   readonly lease: { readonly owner: string; readonly durationMs: number };
   /** How often to claim without being woken: leases run out and processes die without a notice. */
   readonly scanMs: number;
+  /** Executions one token may have running at once, across every process (`CREWD_TOKEN_CONCURRENCY`). */
+  readonly runningPerToken?: number;
   readonly onClaimed?: (claimed: readonly ClaimedExecution[]) => void;
   readonly onError: (error: unknown) => void;
 }
@@ -69,7 +71,15 @@ export class ExecutionClaims {
     const { owner, durationMs } = this.deps.lease;
     const until = new Date(now.getTime() + durationMs);
     const inHand = this.deps.dispatcher.inHand();
-    const claimed = await this.deps.store.claimExecutions(owner, now, until, room, inHand);
+    const { runningPerToken } = this.deps;
+    const claimed = await this.deps.store.claimExecutions(
+      owner,
+      now,
+      until,
+      room,
+      inHand,
+      runningPerToken === undefined ? {} : { runningPerToken },
+    );
     if (claimed.length > 0) this.deps.onClaimed?.(claimed);
     for (const execution of claimed) this.deps.dispatcher.submit(execution.id);
     // Full: more may be waiting. Asking again (there is no room now) gets this process woken when a run ends.

@@ -1,3 +1,5 @@
+import type { CrewDefinition } from '../domain/crew.ts';
+import { reviewDue, type DueReview } from '../domain/review-deadline.ts';
 import { CrewdError } from '../domain/errors.ts';
 import type { AgentStep, EngineEvent } from '../domain/events.ts';
 import type { Execution } from '../domain/execution.ts';
@@ -22,6 +24,8 @@ export interface RunnerObserver {
 }
 
 export interface LegDeps {
+  /** The crew being run: a pause reads its task's review deadline. */
+  readonly crew: CrewDefinition;
   readonly store: Store;
   readonly notifications: Notifications;
   readonly clock: () => Date;
@@ -188,11 +192,24 @@ export class ExecutionLeg {
       mergeChanges(ended, {
         ...this.#guard(now),
         state: 'PAUSED',
-        pending: { taskId: output.taskId, attempt: output.attempt, output },
+        pending: {
+          taskId: output.taskId,
+          attempt: output.attempt,
+          output,
+          ...this.#deadline(output.taskId, now),
+        },
         events: [eventRecord.humanInputRequested(output)],
         outbox: notifications.humanInputRequested(execution, output),
       }),
     );
+  }
+
+  /** The deadline of a review starting now: the kickoff's, else the task's, when there is one. */
+  #deadline(taskId: string, now: Date): { deadline?: DueReview } {
+    const deadline =
+      this.#execution.reviewDeadline ??
+      this.deps.crew.tasks.find((task) => task.name === taskId)?.reviewDeadline;
+    return deadline === undefined ? {} : { deadline: reviewDue(deadline, now) };
   }
 
   async #end(ending: Pick<Execution, 'state' | 'result' | 'resultJson' | 'error'>): Promise<void> {

@@ -31,7 +31,7 @@ export interface RunnableCrew {
 /** Finds the crew (the version of it) an execution runs on; undefined when this process does not serve it. */
 export type RunnableCrewOf = (execution: Execution) => Promise<RunnableCrew | undefined>;
 
-export interface ExecutionRunnerDeps extends Omit<LegDeps, 'notifications'> {
+export interface ExecutionRunnerDeps extends Omit<LegDeps, 'notifications' | 'crew'> {
   readonly crewOf: RunnableCrewOf;
   /** The max_rpm limiter every leg shares; a real-time one unless given (tests pass one on their own clock). */
   readonly limiter?: RateLimiter;
@@ -216,7 +216,11 @@ export class ExecutionRunner {
     // A crew this process does not serve is left for a process that does, once the lease runs out.
     const runnable = await this.deps.crewOf(execution);
     if (runnable === undefined) return null;
-    const leg = new ExecutionLeg(execution, { ...this.deps, notifications: runnable.notifications }, signal);
+    const leg = new ExecutionLeg(
+      execution,
+      { ...this.deps, crew: runnable.crew, notifications: runnable.notifications },
+      signal,
+    );
     if (execution.state === 'PENDING') {
       leg.claim();
       return { leg, runnable };

@@ -1,5 +1,7 @@
+import type { ReviewDeadline } from '../domain/review-deadline.ts';
 import type { CrewDefinition } from '../domain/crew.ts';
 import type {
+  A2aPushTarget,
   EventStreamTarget,
   Execution,
   ExecutionState,
@@ -25,6 +27,8 @@ export interface KickoffRequest {
   readonly webhooks: WebhookTargets;
   readonly idempotencyKey: string | null;
   readonly caller: Caller;
+  /** Answers the execution's reviews when their time is up, in place of the tasks' own deadlines. */
+  readonly reviewDeadline?: ReviewDeadline | undefined;
 }
 
 export interface ResumeRequest {
@@ -40,6 +44,8 @@ export interface ResumeRequest {
   readonly humanInput: HumanInputWebhook | null;
   /** Event streaming for the next leg; null streams nothing more. */
   readonly events: EventStreamTarget | null;
+  /** A2A push configs added by the message that answers the review; the task's own ones stay. */
+  readonly a2aPush?: readonly A2aPushTarget[];
   readonly caller: Caller;
 }
 
@@ -85,6 +91,12 @@ export interface ExecutionAccess {
     signal: AbortSignal,
   ): Promise<AsyncIterable<StoredExecutionEvent>>;
   deliveries(executionId: string, caller: Caller): Promise<readonly DeliveryRecord[]>;
+  /** Sets the execution's A2A push configs to what `update` makes of them, whatever state it is in. */
+  replaceA2aPush(
+    executionId: string,
+    caller: Caller,
+    update: (current: readonly A2aPushTarget[]) => readonly A2aPushTarget[],
+  ): Promise<Execution>;
 }
 
 /** What the HTTP API (and any other front end) can ask of one served crew. */

@@ -1,14 +1,16 @@
 import type { AgentStep } from '../domain/events.ts';
 import type { Execution, WebhookTargets } from '../domain/execution.ts';
-import type { TaskOutput } from '../domain/task-output.ts';
+import type { HumanFeedback, TaskOutput } from '../domain/task-output.ts';
 import type { ExecutionChange, NewOutboxMessage, WebhookKind } from '../store/store.ts';
 import {
   crewPayload,
+  humanInputDeadlinePayload,
   humanInputHeaders,
   humanInputPayload,
   stepPayload,
   taskPayload,
 } from '../webhooks/payloads.ts';
+import { a2aPushMessages } from './a2a-push.ts';
 import { toStreamEvents } from './stream-events.ts';
 
 /**
@@ -24,13 +26,21 @@ export class Notifications {
 
   /**
    * The event streaming messages for a change: crewAI's events for the records it logs, filtered by the target's
-   * types; one message per event when the target is realtime, else one for all of them.
+   * types; one message per event when the target is realtime, else one for all of them. With them, the A2A push
+   * notifications of a change of state: every write of a change passes here.
    */
   streamed(
     execution: Execution,
     change: ExecutionChange,
     webhooks: WebhookTargets = execution.webhooks,
   ): NewOutboxMessage[] {
+    return [
+      ...this.#eventStream(execution, change, webhooks),
+      ...a2aPushMessages(execution, change, webhooks.a2aPush ?? [], this.newId),
+    ];
+  }
+
+  #eventStream(execution: Execution, change: ExecutionChange, webhooks: WebhookTargets): NewOutboxMessage[] {
     const target = webhooks.events ?? null;
     if (target === null) return [];
     const context = {
@@ -98,6 +108,32 @@ export class Notifications {
       execution.meta,
     );
     return [this.#message('human_input', target.url, payload, humanInputHeaders(target.authentication))];
+  }
+
+  /** Tells the human-input webhook that the review's deadline passed and what answered it. */
+  humanInputDeadlinePassed(
+    execution: Execution,
+    output: TaskOutput,
+    feedback: HumanFeedback,
+  ): NewOutboxMessage[] {
+    const target = execution.webhooks.humanInput;
+    if (target === null) return [];
+    const request = humanInputPayload(
+      execution.id,
+      output,
+      output.taskId,
+      output.agent,
+      output.attempt,
+      execution.meta,
+    );
+    return [
+      this.#message(
+        'human_input',
+        target.url,
+        humanInputDeadlinePayload(request, feedback),
+        humanInputHeaders(target.authentication),
+      ),
+    ];
   }
 
   #to(kind: WebhookKind, url: string | null, payload: Record<string, unknown>): NewOutboxMessage[] {

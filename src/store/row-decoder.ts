@@ -1,3 +1,4 @@
+import type { ReviewDeadline, ReviewOutcome } from '../domain/review-deadline.ts';
 import type { AgentStep } from '../domain/events.ts';
 import type { Execution, ExecutionState, PendingHumanInput, WebhookTargets } from '../domain/execution.ts';
 import { executionStates } from '../domain/execution.ts';
@@ -54,7 +55,7 @@ export function rowDecoder(codec: RowCodec): RowDecoder {
       owner: { tokenId: text(row.owner_token_id), userId: nullableText(row.owner_user_id) },
       outputs: json<TaskOutput[]>(row.outputs),
       feedback: json<HumanFeedback[]>(row.feedback),
-      pending: nullableJson<PendingHumanInput>(row.pending),
+      pending: pendingOf(nullableJson<StoredPending>(row.pending)),
       currentTask: nullableText(row.current_task),
       lastStep: nullableJson<AgentStep>(row.last_step),
       usage: json<TokenUsage>(row.usage),
@@ -67,6 +68,7 @@ export function rowDecoder(codec: RowCodec): RowDecoder {
       revision: Number(row.revision),
       startedAt: nullableDate(row.started_at),
       finishedAt: nullableDate(row.finished_at),
+      ...(row.review_deadline == null ? {} : { reviewDeadline: json<ReviewDeadline>(row.review_deadline) }),
     }),
 
     // The store wrote every entry from the log's union; reading it back trusts that, unchecked (a hot path).
@@ -142,4 +144,14 @@ export function rowDecoder(codec: RowCodec): RowDecoder {
       return counts;
     },
   };
+}
+
+/** The pending review as its JSON holds it: the deadline's time as text. */
+type StoredPending = Omit<PendingHumanInput, 'deadline'> & {
+  readonly deadline?: { readonly at: string; readonly outcome: ReviewOutcome };
+};
+
+function pendingOf(stored: StoredPending | null): PendingHumanInput | null {
+  if (stored?.deadline === undefined) return stored as PendingHumanInput | null;
+  return { ...stored, deadline: { ...stored.deadline, at: new Date(stored.deadline.at) } };
 }

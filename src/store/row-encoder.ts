@@ -45,6 +45,7 @@ export function newExecutionValues(execution: NewExecution): RowValues {
     lease_until: iso(execution.lease?.until),
     crew: execution.crew ?? null,
     crew_version: execution.crewVersion ?? null,
+    review_deadline: json(execution.reviewDeadline),
   };
 }
 
@@ -74,6 +75,7 @@ export function executionChangeValues(change: ExecutionChange): RowValues {
     append_feedback: json(change.appendFeedback),
     set_pending: present(change.pending),
     pending: json(change.pending),
+    pending_deadline: iso(change.pending?.deadline?.at),
     event_count: change.events?.length ?? 0,
     lease_owner: change.lease?.owner ?? null,
     set_lease: present(change.lease),

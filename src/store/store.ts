@@ -1,3 +1,5 @@
+import type { ScheduleStore } from './schedule-store.ts';
+import type { ReviewDeadline } from '../domain/review-deadline.ts';
 import type { ExecutionLogEvent } from '../domain/execution-log.ts';
 import type { AgentStep } from '../domain/events.ts';
 import type {
@@ -16,7 +18,14 @@ import type { CoordinationFeed } from './coordination-feed.ts';
  * rule about what a change means lives in the service that calls it.
  */
 export interface Store
-  extends ExecutionStore, EventStore, TokenStore, OutboxStore, RetentionStore, CrewVersionStore {
+  extends
+    ExecutionStore,
+    EventStore,
+    TokenStore,
+    OutboxStore,
+    RetentionStore,
+    CrewVersionStore,
+    ScheduleStore {
   /** Applies pending migrations; safe to call from several processes at once. */
   migrate(): Promise<void>;
   /**
@@ -45,6 +54,14 @@ export interface NewExecution {
   /** The served crew it belongs to (its name), and the version of that crew it runs on. */
   readonly crew?: string;
   readonly crewVersion?: number;
+  /**
+   * Refuses it, writing nothing, when its owner's token has this many executions waiting already (PENDING and
+   * leased to no process; those leased are starting): rejects with
+   * `QueueFull`. An idempotent repeat of one already created is answered as always, however full the queue.
+   */
+  readonly queueLimit?: number;
+  /** The kickoff's review deadline, for every human-input task in place of the tasks' own. */
+  readonly reviewDeadline?: ReviewDeadline;
 }
 
 export type CreateExecutionResult =
@@ -118,6 +135,12 @@ export interface ExecutionLease {
   readonly until: Date | null;
 }
 
+/** How claims share what is waiting among the tokens that started it. */
+export interface ClaimOptions {
+  /** Executions one token may have running at once (RUNNING, or PENDING and leased); no limit when absent. */
+  readonly runningPerToken?: number;
+}
+
 export interface ClaimedExecution {
   readonly id: string;
   readonly state: ExecutionState;
@@ -137,10 +160,14 @@ export interface ExecutionStore {
    */
   renewLeases(owner: string, executionIds: readonly string[], until: Date): Promise<readonly string[]>;
   /**
-   * Leases up to `limit` PENDING or RUNNING executions to `owner` until `until`, oldest first: those no process
-   * holds a live lease on, and those whose holder is another process that is gone (its liveness lock was released);
-   * never one of `inHand`, the executions `owner` queues or runs, though their leases ran out. Processes claiming
-   * at the same moment never get the same execution.
+   * Leases up to `limit` PENDING or RUNNING executions to `owner` until `until`: those no process holds a live
+   * lease on, and those whose holder is another process that is gone (its liveness lock was released); never one of
+   * `inHand`, the executions `owner` queues or runs, though their leases ran out. Processes claiming at the same
+   * moment never get the same execution.
+   * Fair shares: RUNNING executions taken over come first; waiting ones go round-robin across their tokens, each
+   * token's oldest first, a token with fewer executions running or leased going before one with more, so one
+   * token's burst does not hold back another's kickoff. Ties go to the oldest. With `runningPerToken`, no token is
+   * given more than that many at once, counting what it has running already.
    */
   claimExecutions(
     owner: string,
@@ -148,7 +175,13 @@ export interface ExecutionStore {
     until: Date,
     limit: number,
     inHand?: readonly string[],
+    options?: ClaimOptions,
   ): Promise<readonly ClaimedExecution[]>;
+  /**
+   * Paused executions whose pending review has a deadline at or before `now`, earliest first, at most `limit`.
+   * Reading them takes nothing: answering one is a guarded change, which exactly one of several processes wins.
+   */
+  listDueReviews(now: Date, limit: number): Promise<readonly string[]>;
   /** Releases every lease this owner holds (a clean shutdown), so another process may go on at once. */
   releaseLeases(owner: string): Promise<void>;
   /**
@@ -215,8 +248,8 @@ export interface TokenStore {
   revokeToken(id: string, now: Date): Promise<boolean>;
 }
 
-/** `events` carries the hosted platform's event streaming envelopes. */
-export type WebhookKind = 'task' | 'step' | 'crew' | 'human_input' | 'events';
+/** `events` carries the hosted platform's event streaming envelopes; `a2a` A2A push notifications. */
+export type WebhookKind = 'task' | 'step' | 'crew' | 'human_input' | 'events' | 'a2a';
 
 export interface NewOutboxMessage {
   /** The `webhook-id` header: the same on every attempt. */

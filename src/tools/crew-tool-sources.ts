@@ -8,12 +8,20 @@ export interface CrewToolSourcesOptions {
   readonly builtins: ToolSource;
   /** Makes the source for one MCP server, named as crews refer to it (its crew.yaml name, or its URL). */
   readonly mcpServer: (name: string, config: McpServerConfig) => ToolSource;
+  /**
+   * Makes the source of the crew's Python tools (crewAI's `@tool` functions and `BaseTool` classes crew.py names),
+   * which leaves out what the crew's tools/ directory provides once that has opened.
+   */
+  readonly python?: (shadowedBy: {
+    readonly opened: () => Promise<void>;
+    readonly has: (name: string) => boolean;
+  }) => ToolSource;
 }
 
 /**
  * Every tool source a crew draws on, highest precedence first: its `tools/` directory (which is how a crewAI
- * project's Python tools are replaced), its MCP servers (crew.yaml's, then URLs named in agents' `mcps`), then the
- * built-in tools.
+ * project's Python tools are replaced), the project's Python tools, its MCP servers (crew.yaml's, then URLs named in
+ * agents' `mcps`), then the built-in tools (which crewAI's own, run in the project's Python, replace).
  */
 export function crewToolSources(crew: CrewDefinition, options: CrewToolSourcesOptions): ToolSource[] {
   const servers = [...(crew.mcpServers ?? new Map<string, McpServerConfig>())].map(([name, config]) =>
@@ -27,5 +35,18 @@ export function crewToolSources(crew: CrewDefinition, options: CrewToolSourcesOp
       .map((reference) => reference.split('#')[0]!),
   );
   const byUrl = [...urls].map((url) => options.mcpServer(url, { kind: 'http', url, headers: {} }));
-  return [crewToolsSource(options.crewDir), ...servers, ...byUrl, options.builtins];
+  const own = crewToolsSource(options.crewDir);
+  let ownOpened: Promise<void> | undefined;
+  const first: ToolSource = {
+    ...own,
+    open: () => {
+      ownOpened = own.open();
+      return ownOpened;
+    },
+  };
+  const python = options.python?.({
+    opened: () => ownOpened ?? Promise.resolve(),
+    has: (name) => own.find(name) !== undefined,
+  });
+  return [first, ...(python === undefined ? [] : [python]), ...servers, ...byUrl, options.builtins];
 }

@@ -3,6 +3,8 @@ import type { CrewDefinition } from '../domain/crew.ts';
 import { builtinToolSource } from './builtin/index.ts';
 import { crewToolSources } from './crew-tool-sources.ts';
 import { createMcpToolSource } from './mcp/index.ts';
+import { PythonToolSource } from './python/python-tool-source.ts';
+import { pythonToolTimeoutMs } from './python/python-tool-timeout.ts';
 import { openToolRegistry } from './tool-registry.ts';
 import type { OpenToolRegistry } from './tool-registry.ts';
 
@@ -34,6 +36,19 @@ export function openCrewTools(
         allowPrivateTargets: env.CREWD_TOOLS_ALLOW_PRIVATE === '1',
       }),
       mcpServer: (name, config) => createMcpToolSource(name, config, { env, logger }),
+      // Only a crew whose crew.py names Python tools has the source (and a line on /health/ready).
+      ...(crew.pythonTools === undefined
+        ? {}
+        : {
+            python: (shadowedBy) =>
+              new PythonToolSource(crew, {
+                crewDir,
+                env,
+                timeoutMs: pythonToolTimeoutMs(env),
+                shadowedBy,
+                logger,
+              }),
+          }),
     }),
   );
 }

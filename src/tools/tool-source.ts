@@ -8,6 +8,18 @@ export interface ToolSourceStatus {
   readonly up: boolean;
   /** Why it is down, in words fit for an operator (no secrets). */
   readonly reason?: string;
+  /** What `crewd check` lists under the label: each tool with where it is defined, and what runs them. */
+  readonly listing?: readonly string[];
+  /**
+   * Where it is reached, when its label does not say: an MCP server's URL (no credentials, no query) or command.
+   * For the operator's terminal and `crewd check` only; never in an HTTP answer.
+   */
+  readonly address?: string;
+}
+
+/** A source as the operator knows it: `MCP server 'mcp' (http://127.0.0.1:8001/mcp)`. */
+export function sourceName(status: ToolSourceStatus): string {
+  return status.address === undefined ? status.label : `${status.label} (${status.address})`;
 }
 
 /**

@@ -2,7 +2,13 @@ import { CrewdError } from '../domain/errors.ts';
 import type { AgentStep } from '../domain/events.ts';
 import type { ExecutionState, WebhookAuthentication } from '../domain/execution.ts';
 import type { TaskOutput } from '../domain/task-output.ts';
-import type { CrewPayload, HumanInputPayload, StepPayload, TaskPayload } from '../domain/webhook-payloads.ts';
+import type {
+  CrewPayload,
+  HumanInputDeadlinePayload,
+  HumanInputPayload,
+  StepPayload,
+  TaskPayload,
+} from '../domain/webhook-payloads.ts';
 import type { TokenUsage } from '../domain/usage.ts';
 
 type Meta = Readonly<Record<string, unknown>> | null;
@@ -82,6 +88,19 @@ export function humanInputPayload(
     output: output.output,
     attempt,
     meta,
+  };
+}
+
+/** The human-input payload of a review its deadline answered, with that answer. */
+export function humanInputDeadlinePayload(
+  request: HumanInputPayload,
+  feedback: { readonly approved: boolean; readonly text: string },
+): HumanInputDeadlinePayload {
+  return {
+    ...request,
+    event: 'human_input_deadline_passed',
+    is_approve: feedback.approved,
+    human_feedback: feedback.text,
   };
 }
 

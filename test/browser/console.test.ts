@@ -433,6 +433,42 @@ describe('the web console in a browser', { timeout: 90_000 }, () => {
     await context.close();
   });
 
+  it('makes a schedule, pauses it and runs it now, showing the execution it started', async () => {
+    const { context, page, errors } = await openConsole();
+    await page.getByRole('link', { name: 'Schedules' }).click();
+    await page.getByRole('heading', { name: 'Schedules' }).waitFor();
+    await page.getByLabel('Name').fill('weekly chairs');
+    await page.getByLabel('Cron expression').fill('0 7 * * 1');
+    await page.getByLabel('Time zone').fill('Europe/Berlin');
+    await page.getByLabel('product').fill('chairs');
+    await page.getByLabel('audience').fill('schools');
+    await page.getByRole('button', { name: 'Create schedule' }).click();
+    await page.getByRole('rowheader', { name: 'weekly chairs' }).waitFor();
+    const [schedule] = (await api().get('/schedules')).body.schedules as { id: string; timezone: string }[];
+    expect(schedule).toMatchObject({
+      timezone: 'Europe/Berlin',
+      inputs: { product: 'chairs', audience: 'schools' },
+    });
+
+    await page.getByRole('button', { name: 'Pause weekly chairs' }).click();
+    await page.getByRole('button', { name: 'Resume weekly chairs' }).waitFor();
+    expect((await api().get(`/schedules/${schedule!.id}`)).body.paused).toBe(true);
+
+    await page.getByRole('button', { name: 'Run weekly chairs now' }).click();
+    await page.getByRole('cell', { name: 'Market analyst for chairs' }).waitFor();
+    const started = /#\/executions\/([^/]+)$/.exec(page.url())?.[1];
+    expect((await api().get(`/status/${started!}`)).body.meta.schedule).toMatchObject({
+      id: schedule!.id,
+      run_now: true,
+    });
+
+    await page.getByRole('link', { name: 'Schedules' }).click();
+    await page.getByRole('button', { name: 'Delete weekly chairs' }).click();
+    await page.getByText('No schedules yet.').waitFor();
+    expect(errors).toEqual([]);
+    await context.close();
+  });
+
   it('says in plain words why an execution failed', async () => {
     const kickoff = await api().post('/kickoff', { inputs: { product: 'broken', audience: 'nobody' } });
     const id = kickoff.body.kickoff_id as string;

@@ -1,6 +1,6 @@
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   startFakeOpenAI,
@@ -60,6 +60,12 @@ describe('durable steps', () => {
     ],
     // The MCP server's script imports the SDK from this repository's packages, so this crew stays where it is.
     ['an MCP server over stdio', join(crewsDir, 'mcp-tool-crew'), 'visits_record_visit', () => 'mcp Porto\n'],
+    [
+      "a crewAI project's Python tool, run in the project's Python",
+      userCrew(resolve(import.meta.dirname, '../fixtures/crewai-projects/visit_log')),
+      'record_visit',
+      () => 'python Porto\n',
+    ],
   ])(
     'goes on from the last completed step after a SIGKILL (%s): the tool runs once and no answer is asked twice',
     async (_source, crewDir, modelToolName, logged) => {

@@ -44,8 +44,12 @@ describe("the crew's API description", () => {
     expect(document.tags.map((tag: { name: string }) => tag.name)).toEqual([
       'Crew',
       'Executions',
+      'Schedules and triggers',
       'Operations',
     ]);
+    expect(document.paths['/schedules'].post.tags).toEqual(['Schedules and triggers']);
+    const schedule = document.paths['/schedules'].post.responses['201'].content['application/json'];
+    expect(schedule.example).toMatchObject({ cron: '30 8 * * 1-5', timezone: 'Europe/Paris' });
   });
 
   it('gives an example answer for every route that answers JSON, each valid against its schema', async () => {
@@ -68,7 +72,8 @@ describe("the crew's API description", () => {
       }
     }
     expect(answered).toContain('GET /status/{kickoffId}');
-    expect(answered).toHaveLength(15);
+    expect(answered).toContain('POST /triggers/{name}');
+    expect(answered).toHaveLength(21);
     const status =
       document.paths['/status/{kickoffId}'].get.responses['200'].content['application/json'].example;
     expect(status.tasks.map((task: { name: string }) => task.name)).toEqual(['<task_id>']);
@@ -78,13 +83,21 @@ describe("the crew's API description", () => {
     const document = (await apiClient(crewd.url, null).get('/openapi.json')).body;
 
     expect(document.openapi).toBe('3.1.0');
-    expect(Object.keys(document.webhooks)).toEqual(['task', 'step', 'crew', 'humanInput', 'events']);
+    expect(Object.keys(document.webhooks)).toEqual([
+      'task',
+      'step',
+      'crew',
+      'humanInput',
+      'humanInputDeadline',
+      'events',
+    ]);
     const schemaOf = (name: string) =>
       document.webhooks[name].post.requestBody.content['application/json'].schema;
     expect(schemaOf('task').required).toEqual(
       expect.arrayContaining(['kickoff_id', 'task_id', 'output', 'meta']),
     );
     expect(schemaOf('events').properties.events.items.properties.type.enum).toContain('task_completed');
+    expect(schemaOf('humanInputDeadline').properties.event.const).toBe('human_input_deadline_passed');
   });
 
   it('serves /docs titled for crewd, reading /openapi.json', async () => {
@@ -150,7 +163,8 @@ describe('the API description without a token', () => {
   }
 
   it("shows the crew's inputs and nothing that GET /crew keeps behind a token", async () => {
-    const server = await startCrewd({ crewDir: writeCrew(), modelUrl: model.url });
+    // Its MCP server is never reached: served without it, as --allow-partial does.
+    const server = await startCrewd({ crewDir: writeCrew(), modelUrl: model.url, allowPartial: true });
     try {
       const anonymous = apiClient(server.url, null);
       const pages = [

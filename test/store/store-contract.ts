@@ -2,6 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { Store } from '../../src/store/store.ts';
 import { describeExecutionChangeContract } from './execution-change-contract.ts';
 import { describeExecutionClaimContract } from './execution-claim-contract.ts';
+import { describeExecutionFairShareContract } from './execution-fair-share-contract.ts';
+import { describeExecutionReviewDeadlineContract } from './execution-review-deadline-contract.ts';
 import { describeExecutionLeaseContract } from './execution-lease-contract.ts';
 import { describeExecutionListingContract } from './execution-listing-contract.ts';
 import { describeExecutionStoreContract } from './execution-store-contract.ts';
@@ -96,6 +98,8 @@ export function describeStoreContract(
     describeExecutionListingContract(harness);
     describeExecutionLeaseContract(harness);
     describeExecutionClaimContract(harness);
+    describeExecutionFairShareContract(harness);
+    describeExecutionReviewDeadlineContract(harness);
     describeLivenessContract(harness);
     describeTokenStoreContract(harness);
     describeCrewStoreContract(harness);

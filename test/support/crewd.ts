@@ -40,19 +40,25 @@ export interface InProcessOptions extends CrewdOptions {
   readonly rateLimiter?: RateLimiter;
   /** Several crews to serve, each under `/crews/<name>` (`crewDir` is then the first's). */
   readonly crews?: readonly ServedCrewConfig[];
+  /** `--allow-partial`: serve even when parts of the crew are left out or its MCP servers cannot be reached. */
+  readonly allowPartial?: boolean;
+  /** How often schedules are looked at, in real time (default 1 s). */
+  readonly schedulePollMs?: number;
 }
 
 /** Starts crewd in this process on a free port, with the organization token `testToken`. */
 export async function startCrewd(options: InProcessOptions): Promise<RunningServer> {
   const env = serverEnv(options, options.modelUrl);
   const database = options.database ?? tempDatabase();
-  const read = readServeConfig(options.crewDir, { port: '0', database }, env);
+  const flags = { port: '0', database, ...(options.allowPartial === true ? { allowPartial: true } : {}) };
+  const read = readServeConfig(options.crewDir, flags, env);
   const config = options.crews === undefined ? read : { ...read, crews: options.crews };
   return startServer(config, {
     env,
     logger: pino({ level: 'silent' }),
     clock: options.clock,
     rateLimiter: options.rateLimiter,
+    ...(options.schedulePollMs === undefined ? {} : { schedulePollMs: options.schedulePollMs }),
   });
 }
 
@@ -147,6 +153,7 @@ export function apiClient(baseUrl: string, token: string | null = testToken) {
     return { status: response.status, headers: response.headers, body: parsed } as ApiResponse;
   }
   return {
+    call,
     get: (path: string, headers?: Record<string, string>) => call('GET', path, undefined, headers),
     post: (path: string, body?: unknown, headers?: Record<string, string>) =>
       call('POST', path, body, headers),

@@ -91,6 +91,17 @@ export function startSseEndpointServer(endpoint: string): Promise<McpHttpServer>
   }, '/sse');
 }
 
+/**
+ * A server that refuses Streamable HTTP, so clients fall back to SSE, and then never answers the SSE request: a
+ * connection attempt that stays under way until the client gives up.
+ */
+export function startStallingServer(): Promise<McpHttpServer> {
+  return listen((request, response) => {
+    if (request.method !== 'GET') response.writeHead(405).end();
+    return Promise.resolve();
+  });
+}
+
 /** A loopback URL where nothing listens: a port that was just free. */
 export async function unreachableUrl(): Promise<string> {
   const server = await listen(() => Promise.resolve());

@@ -11,6 +11,7 @@ import type { ToolSource } from '../../src/tools/tool-source.ts';
 import {
   startRejectingServer,
   startSseOnlyServer,
+  startStallingServer,
   startStreamableHttpServer,
   unreachableUrl,
 } from '../support/mcp-http-server.ts';
@@ -125,17 +126,36 @@ describe('an MCP server over stdio', () => {
     expect(lines.find((line) => line.stderr === 'demo server starting')?.mcpServer).toBe('demo');
   });
 
-  it('refuses to open when a ${VAR} the config names is not set, naming the variable', async () => {
+  it('stays down, naming the variable and never its value, when a ${VAR} the config names is not set', async () => {
     const source = createMcpToolSource('demo', stdioConfig({ env: { KEY: '${NOT_SET_ANYWHERE}' } }), {
       env: { ...env, OTHER: 'secret-value' },
     });
     sources.push(source);
 
-    const opening = source.open();
-    await expect(opening).rejects.toThrow(
-      "MCP server 'demo': environment variable 'NOT_SET_ANYWHERE' (in 'KEY') is not set",
+    await source.open();
+
+    expect(source.status()).toEqual({
+      label: "MCP server 'demo'",
+      up: false,
+      reason: "environment variable 'NOT_SET_ANYWHERE' (in 'KEY') is not set",
+    });
+    await expect(call(source, 'demo.echo', { text: 'x' })).rejects.toThrow(
+      "MCP server 'demo' is not reachable: environment variable 'NOT_SET_ANYWHERE' (in 'KEY') is not set",
     );
-    await expect(opening).rejects.not.toThrow('secret-value');
+  });
+
+  it('closes while a connection attempt is under way, without waiting for the attempt to end', async () => {
+    const stalling = await startStallingServer();
+    servers.push(stalling);
+    const source = createMcpToolSource('slow', { kind: 'http', url: stalling.url, headers: {} }, { env });
+    sources.push(source);
+
+    const opening = source.open();
+    await until(() => stalling.requests.includes('GET /mcp'));
+    await source.close();
+    await opening;
+
+    expect(source.status()).toMatchObject({ label: "MCP server 'slow'", up: false, reason: 'closed' });
   });
 
   it('turns an isError result into a failure with its text, and describes images and resources', async () => {
@@ -294,7 +314,7 @@ describe('an MCP server over HTTP', () => {
       { env: { REMOTE_TOKEN: 'secret-token-123' } },
     );
 
-    expect(source.status()).toEqual({
+    expect(source.status()).toMatchObject({
       label: "MCP server 'remote'",
       up: false,
       reason: 'the server answered HTTP 401',

@@ -8,6 +8,8 @@ import { createMcpToolSource } from '../../src/tools/mcp/index.ts';
 import { staticToolSource } from '../../src/tools/tool-source.ts';
 import { builtinToolSource } from '../../src/tools/builtin/builtin-tool-source.ts';
 import { crewToolsSource } from '../../src/tools/crew-tools/crew-tools-source.ts';
+import { loadCrew } from '../../src/crew/load-crew.ts';
+import { PythonToolSource } from '../../src/tools/python/python-tool-source.ts';
 import { userCrew } from '../support/user-crew.ts';
 import { createDemoServer } from '../fixtures/mcp/demo-server.mjs';
 import { startStreamableHttpServer } from '../support/mcp-http-server.ts';
@@ -53,6 +55,16 @@ runToolSourceContract("the crew's tools/ directory, kept where users keep crews"
     missingTool: 'nope',
   }),
 );
+
+runToolSourceContract("a crewAI project's Python tools, in the project's Python", async () => {
+  const crewDir = userCrew(join(fixtures, '..', 'crewai-projects', 'tool_bench'));
+  const crew = await loadCrew(crewDir, { warn: () => undefined, env });
+  return {
+    source: new PythonToolSource(crew, { crewDir, env, timeoutMs: 60_000 }),
+    sample: { tool: 'lookup_fact', input: { topic: 'contract' }, result: 'Fact: contract has 8 letters.' },
+    missingTool: 'nope',
+  };
+});
 
 runToolSourceContract('an MCP server over stdio', () =>
   Promise.resolve({

@@ -1,13 +1,12 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { CrewdError } from '../../domain/errors.ts';
-import type { EventStreamTarget, HumanInputWebhook } from '../../domain/execution.ts';
-import { assertCredentialsSafe } from '../../webhooks/payloads.ts';
 import { callerOf } from '../bearer-auth.ts';
+import { checkCredentials, checkStreamCredentials, kickoffWebhooks } from '../kickoff-webhooks.ts';
 import {
   kickoffBodySchema,
   kickoffIdParamsSchema,
   resumeBodySchema,
-  toHumanInputWebhook,
+  toReviewDeadline,
 } from '../request-schemas.ts';
 import {
   inputsResponseSchema,
@@ -16,7 +15,6 @@ import {
   statusViewSchema,
 } from '../response-schemas.ts';
 import { StatusBodies } from '../status-bodies.ts';
-import { toEventStreamTarget } from '../webhook-fields.ts';
 import { toStatusView } from '../status-view.ts';
 import { bearerSecurity } from './route-context.ts';
 import type { ExecutionRouteContext, RouteContext, ZodApp } from './route-context.ts';
@@ -70,22 +68,13 @@ export function registerKickoffRoutes(app: ZodApp, context: RouteContext): void 
     },
     async (request) => {
       const body = request.body;
-      const humanInput = toHumanInputWebhook(body.humanInputWebhook, body.humanInputWebhookUrl);
-      checkCredentials(humanInput);
-      const events = toEventStreamTarget(body.webhooks);
-      checkStreamCredentials(events);
       const { kickoffId } = await service.kickoff({
         inputs: body.inputs,
         meta: body.meta ?? null,
-        webhooks: {
-          taskUrl: body.taskWebhookUrl ?? null,
-          stepUrl: body.stepWebhookUrl ?? null,
-          crewUrl: body.crewWebhookUrl ?? null,
-          humanInput,
-          ...(events === null ? {} : { events }),
-        },
+        webhooks: kickoffWebhooks(body),
         idempotencyKey: idempotencyKey(request),
         caller: callerOf(request),
+        reviewDeadline: toReviewDeadline(body.humanInputDeadline),
       });
       return { kickoff_id: kickoffId };
     },
@@ -158,16 +147,6 @@ export function registerExecutionStateRoutes(app: ZodApp, context: ExecutionRout
     { schema: { summary: "Cancel an execution, under the hosted platform's name for it", ...cancelSchema } },
     cancel,
   );
-}
-
-function checkCredentials(humanInput: HumanInputWebhook | null): void {
-  if (humanInput?.authentication !== undefined) assertCredentialsSafe(humanInput.authentication);
-}
-
-function checkStreamCredentials(events: EventStreamTarget | null): void {
-  if (events?.authentication !== undefined) {
-    assertCredentialsSafe(events.authentication, 'webhooks.authentication');
-  }
 }
 
 function idempotencyKey(request: FastifyRequest): string | null {

@@ -2,6 +2,8 @@ import { z } from 'zod';
 import { reachesCrew } from '../../domain/crew-name.ts';
 import type { CrewDeployer, CrewVersionListing } from '../../service/crew-version-source.ts';
 import type { ExecutionService } from '../../service/execution-service.ts';
+import type { ScheduleService } from '../../service/schedule-service.ts';
+import type { TriggerService } from '../../service/trigger-service.ts';
 import { callerOf } from '../bearer-auth.ts';
 import { bearerSecurity } from './route-context.ts';
 import type { ZodApp } from './route-context.ts';
@@ -18,6 +20,10 @@ export interface ServedCrew {
   readonly versions?: CrewVersionListing;
   /** Takes `crewd deploy` (`POST {base_url}/deploy`); absent unless deploying is enabled. */
   readonly deployer?: CrewDeployer;
+  /** Its schedules (`{base_url}/schedules`); those routes are absent without them. */
+  readonly schedules?: ScheduleService;
+  /** Other systems' events that start it (`{base_url}/triggers/<name>`); that route is absent without them. */
+  readonly triggers?: TriggerService;
 }
 
 /** The base URL of a served crew, as a path on the server. */

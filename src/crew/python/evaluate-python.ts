@@ -122,6 +122,15 @@ export async function evaluatePython(node: PythonNode, scope: PythonScope, depth
       }
       const base = await next(object);
       if (base.kind === 'symbol' && base.symbol.kind === 'external') {
+        const inSubmodule = await submoduleName(base.symbol, attribute, scope.modules, depth + 1);
+        if (inSubmodule !== undefined) {
+          if ('symbol' in inSubmodule) return { kind: 'symbol', symbol: inSubmodule.symbol, node };
+          return next(inSubmodule.value, {
+            module: inSubmodule.module,
+            modules: scope.modules,
+            env: scope.env,
+          });
+        }
         const symbol: PythonSymbol = { ...base.symbol, name: `${base.symbol.name}.${attribute}` };
         return { kind: 'symbol', symbol, node };
       }
@@ -214,10 +223,28 @@ export async function resolveName(
       const found = await resolveName(imported.name, target, modules, depth + 1);
       if (found !== undefined) return found;
     }
-    return { symbol: { kind: 'external', module: imported.module, name: imported.name } };
+    return { symbol: { kind: 'external', module: imported.module, name: imported.name, importedIn: module } };
   }
   if (pythonBuiltins.has(name)) return { symbol: { kind: 'external', module: 'builtins', name } };
   return undefined;
+}
+
+/**
+ * `types.Report` where `types` came from `from pkg import types` (or `import pkg.types as types`): `Report` in the
+ * project module `pkg/types.py`, when there is one.
+ */
+async function submoduleName(
+  symbol: Extract<PythonSymbol, { kind: 'external' }>,
+  attribute: string,
+  modules: PackageModules,
+  depth: number,
+): ReturnType<typeof resolveName> {
+  if (symbol.importedIn === undefined || symbol.name.includes('.')) return undefined;
+  const moduleName = symbol.module.endsWith('.')
+    ? `${symbol.module}${symbol.name}`
+    : `${symbol.module}.${symbol.name}`;
+  const submodule = await modules.resolve(moduleName, symbol.importedIn);
+  return submodule === undefined ? undefined : resolveName(attribute, submodule, modules, depth);
 }
 
 const pythonBuiltins = new Set(['str', 'int', 'float', 'bool', 'list', 'dict', 'tuple', 'set', 'object']);

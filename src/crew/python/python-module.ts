@@ -57,6 +57,16 @@ export async function readPythonModule(
           imports.set(nameNode.text, { module: moduleNode.text, name: nameNode.text });
         }
       }
+    } else if (statement.type === 'import_statement') {
+      // `import pkg.types as t`: `t.Report` is followed like `from pkg import types`.
+      for (const nameNode of statement.childrenForFieldName('name')) {
+        if (nameNode?.type !== 'aliased_import') continue;
+        const dotted = nameNode.childForFieldName('name')?.text;
+        const alias = nameNode.childForFieldName('alias')?.text;
+        const split = dotted?.lastIndexOf('.') ?? -1;
+        if (dotted === undefined || alias === undefined || split === -1) continue;
+        imports.set(alias, { module: dotted.slice(0, split), name: dotted.slice(split + 1) });
+      }
     } else if (statement.type === 'expression_statement') {
       const assignment = statement.firstNamedChild;
       if (assignment?.type !== 'assignment') continue;
@@ -168,4 +178,30 @@ export class PackageModules {
 function isInside(root: string, candidate: string): boolean {
   const relative = path.relative(root, candidate);
   return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
+}
+
+/**
+ * The folder absolute imports start from for a crew file in `packageDir`: the `src/` above it in a crewAI project
+ * (a Flow's crews sit in `src/<package>/crews/<crew>/`), else the folder above the outermost package (folders with
+ * `__init__.py`), else the folder above `packageDir`.
+ */
+export async function findSourceRoot(packageDir: string): Promise<string> {
+  // No deeper than a Flow's crews: a `src` further up is some folder of the user's, not the project's.
+  let dir = path.dirname(packageDir);
+  for (let level = 0; level < 3 && path.dirname(dir) !== dir; level += 1, dir = path.dirname(dir)) {
+    if (path.basename(dir) === 'src') return dir;
+  }
+  let top = packageDir;
+  while (path.dirname(top) !== top && (await isFile(path.join(path.dirname(top), '__init__.py')))) {
+    top = path.dirname(top);
+  }
+  return path.dirname(top);
+}
+
+async function isFile(candidate: string): Promise<boolean> {
+  try {
+    return (await stat(candidate)).isFile();
+  } catch {
+    return false;
+  }
 }

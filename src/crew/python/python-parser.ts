@@ -55,3 +55,20 @@ export function lineOf(node: PythonNode): number {
 export function namedChildren(node: PythonNode): PythonNode[] {
   return node.namedChildren.filter((child): child is PythonNode => child !== null);
 }
+
+/**
+ * The 1-based line where tree-sitter first gave up parsing (inside the innermost ERROR, where it stopped, or a
+ * MISSING token), with that line's text; undefined when the source parsed cleanly.
+ */
+export function firstSyntaxError(root: PythonNode): { line: number; text: string } | undefined {
+  if (!root.hasError) return undefined;
+  let node = root;
+  for (;;) {
+    const inner = node.children.find((child) => child !== null && (child.hasError || child.isMissing));
+    if (inner == null) break;
+    node = inner;
+  }
+  const last = node.isError ? node.children.at(-1) : undefined;
+  const line = lineOf(last ?? node);
+  return { line, text: (root.text.split('\n')[line - 1] ?? '').trim() };
+}

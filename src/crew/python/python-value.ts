@@ -16,7 +16,13 @@ export type PythonSymbol =
       readonly definition: Definition;
     }
   /** A name from outside the project (`crewai`, `crewai_tools`, ...), dotted when reached through attributes. */
-  | { readonly kind: 'external'; readonly module: string; readonly name: string };
+  | {
+      readonly kind: 'external';
+      readonly module: string;
+      readonly name: string;
+      /** The project module whose import brought the name in, so `name.attribute` can follow a submodule. */
+      readonly importedIn?: PythonModule;
+    };
 
 /**
  * The static value of a Python expression: as much as can be known without running it.

@@ -60,6 +60,45 @@ class Demo:
     expect(reading.dropped).toEqual([]);
   });
 
+  it('reads a model an @llm method returns, a literal config mapping, and reports a config it cannot read', async () => {
+    const reading = await read({
+      'src/demo/crew.py': `${header}
+from crewai.project import llm
+from langchain_anthropic import ChatAnthropic
+
+@CrewBase
+class Demo:
+    @llm
+    def careful(self):
+        return ChatAnthropic(model="claude-sonnet-4-5", max_tokens_to_sample=900)
+
+    @agent
+    def writer(self) -> Agent:
+        return Agent(config={"role": "Writer", "goal": "Write", "backstory": "Writes."}, llm=self.careful())
+
+    @agent
+    def checker(self) -> Agent:
+        return Agent(config=load_config("checker"), role="Checker")
+`,
+    });
+
+    expect(reading.agents.map((agent) => [agent.name, agent.entry])).toEqual([
+      [
+        'writer',
+        {
+          role: 'Writer',
+          goal: 'Write',
+          backstory: 'Writes.',
+          llm: { model: 'anthropic/claude-sonnet-4-5', max_tokens: 900 },
+        },
+      ],
+      ['checker', { role: 'Checker' }],
+    ]);
+    expect(reading.dropped).toEqual([
+      'src/demo/crew.py:19 (checker.config): `load_config("checker")` cannot be read statically; it is left out',
+    ]);
+  });
+
   it('reads task agents, context and the crew process from the methods, in method order', async () => {
     const reading = await read({
       'src/demo/crew.py': `${header}
@@ -91,6 +130,8 @@ class Demo:
         method: 'researcher',
         configKey: 'research_agent',
         entry: { allow_delegation: true, max_iter: 4 },
+        line: 8,
+        lines: { allow_delegation: 8, max_iter: 8 },
       },
     ]);
     expect(reading.tasks.map((task) => [task.name, task.entry])).toEqual([
@@ -156,6 +197,77 @@ class Demo:
       WordCounter: 'src/demo/tools/custom_tool.py:4',
       shout: 'src/demo/tools/custom_tool.py:13',
     });
+  });
+
+  it("keeps what the project's Python needs to build each tool: module, name and positional arguments", async () => {
+    const reading = await read({
+      'src/demo/tools/__init__.py': `from crewai.tools import BaseTool
+
+
+class Greeter(BaseTool):
+    name: str = "Greeter"
+    description: str = "Greets."
+
+    def __init__(self, greeting: str, **kwargs):
+        super().__init__(**kwargs)
+`,
+      'src/demo/tools/lookup.py': `from crewai.tools import tool
+
+
+@tool("Fact Lookup")
+def lookup_fact(topic: str) -> str:
+    """Looks a fact up."""
+    return topic
+`,
+      'src/demo/crew.py': `${header}
+from crewai_tools import CSVSearchTool
+from demo.tools import Greeter
+from demo.tools.lookup import lookup_fact
+
+@CrewBase
+class Demo:
+    @agent
+    def writer(self) -> Agent:
+        return Agent(
+            config=self.agents_config["writer"],
+            tools=[Greeter("Hello", 2, excited=True), lookup_fact, CSVSearchTool(csv="data.csv")],
+        )
+`,
+    });
+
+    expect(reading.agents[0]?.entry).toEqual({
+      tools: ['Greeter', 'lookup_fact', 'CSVSearchTool'],
+      tool_arguments: {
+        Greeter: { excited: true, '*args': ['Hello', 2] },
+        CSVSearchTool: { csv: 'data.csv' },
+      },
+    });
+    expect(reading.pythonTools.sourceRoot).toMatch(/\/src$/);
+    expect(reading.pythonTools.tools).toEqual({
+      Greeter: {
+        module: 'demo.tools',
+        attribute: 'Greeter',
+        kind: 'class',
+        origin: 'src/demo/tools/__init__.py:4',
+        builtin: false,
+      },
+      lookup_fact: {
+        module: 'demo.tools.lookup',
+        attribute: 'lookup_fact',
+        kind: 'function',
+        origin: 'src/demo/tools/lookup.py:5',
+        builtin: false,
+      },
+      // crewAI's own tool: where crew.py builds it.
+      CSVSearchTool: {
+        module: 'crewai_tools',
+        attribute: 'CSVSearchTool',
+        kind: 'class',
+        origin: 'src/demo/crew.py:14',
+        builtin: true,
+      },
+    });
+    expect(reading.dropped).toEqual([]);
   });
 
   it('turns Pydantic classes into JSON Schema, following imports into the package', async () => {
@@ -270,6 +382,27 @@ class Demo:
     ]);
     expect(reading.agents[0]?.entry).toEqual({ verbose: true });
     expect(reading.tasks[0]?.entry).toEqual({ markdown: true });
+  });
+
+  it("reports an agent's own A2A server as not honoured, and keeps the agent", async () => {
+    const reading = await read({
+      'src/demo/crew.py': `${header}
+from crewai.a2a import A2AServerConfig
+
+@CrewBase
+class Demo:
+    @agent
+    def writer(self) -> Agent:
+        return Agent(config=self.agents_config["writer"], a2a=A2AServerConfig(url="https://agents.example.com"), verbose=True)
+`,
+    });
+
+    expect(reading.dropped).toEqual([
+      expect.stringMatching(
+        /^src\/demo\/crew\.py:\d+ \(writer\.a2a\): the agent is not served as an A2A agent of its own/,
+      ),
+    ]);
+    expect(reading.agents[0]?.entry).toEqual({ verbose: true });
   });
 
   it('reads guardrails as descriptions or references to the function they name, and drops a lambda', async () => {

@@ -1,10 +1,15 @@
 import path from 'node:path';
-import type { JsonSchema } from '../../domain/crew.ts';
+import type { JsonSchema, PythonToolReference, PythonTools } from '../../domain/crew.ts';
+import { positionalArgumentsKey } from '../../domain/crew.ts';
+import { CrewLoadError } from '../../domain/errors.ts';
+import { unhonouredAgentKeys, unhonouredCrewKeys, unhonouredTaskKeys } from '../unhonoured-keys.ts';
+import { chooseCrewClass } from './choose-crew-class.ts';
+import { readLlm } from './crew-py-llm.ts';
 import { evaluatePython, resolveName } from './evaluate-python.ts';
 import type { PythonScope } from './evaluate-python.ts';
-import { decoratorName, definitionOf, PackageModules } from './python-module.ts';
+import { decoratorName, definitionOf, findSourceRoot, PackageModules } from './python-module.ts';
 import type { Definition, PythonModule } from './python-module.ts';
-import { lineOf, namedChildren } from './python-parser.ts';
+import { firstSyntaxError, lineOf, namedChildren } from './python-parser.ts';
 import type { PythonNode } from './python-parser.ts';
 import { excerpt } from './python-value.ts';
 import type { PythonSymbol, PythonValue } from './python-value.ts';
@@ -21,6 +26,9 @@ export interface CrewPyEntry {
   readonly configKey: string | undefined;
   /** Keys the method sets; crewAI lets them win over the YAML's. */
   readonly entry: Readonly<Record<string, unknown>>;
+  /** The line of the `Agent(...)`/`Task(...)` call (or of the method), and of each key set there, for messages. */
+  readonly line: number;
+  readonly lines: Readonly<Record<string, number>>;
 }
 
 /** What crew.py says about a crew, as raw config beside the YAML's. */
@@ -31,10 +39,16 @@ export interface CrewPyReading {
   readonly tasks: readonly CrewPyEntry[];
   /** `Crew(...)` keyword arguments, snake_case. */
   readonly crew: Readonly<Record<string, unknown>>;
+  /** The line of each of `crew`'s keys, for messages. */
+  readonly crewLines: Readonly<Record<string, number>>;
   /** Custom Python tools by name, with the `file:line` they are defined at. */
   readonly toolOrigins: Readonly<Record<string, string>>;
+  /** The Python tools crew.py takes from the project and from `crewai_tools`, as the project's Python imports them. */
+  readonly pythonTools: PythonTools;
   /** One message per part of crew.py crewd cannot read and so does not honour, naming file and line. */
   readonly dropped: readonly string[];
+  /** What a person should know about how crew.py was read (which of several crews), as warnings. */
+  readonly notes: readonly string[];
   /** The JSON Schema of a Pydantic class crew.py can see, for `output_json: ClassName` in tasks.yaml. */
   modelSchema(className: string): Promise<JsonSchema | undefined>;
   /** What a `@llm` method of the crew class returns, for `llm: method_name` in agents.yaml. */
@@ -52,11 +66,17 @@ export interface ReadCrewPyOptions {
   /** The crew directory, to name files in messages. */
   readonly crewRoot: string;
   readonly env: Readonly<Record<string, string | undefined>>;
+  /** The crew class to read when the file holds several (`--crew <ClassName>`). */
+  readonly crewClass?: string;
 }
 
 type Section = 'agent' | 'task';
 
 /** Keys that take a Python callable in crewAI; crewd runs no Python, so they cannot be honoured. */
+/** Why an agent's own A2A server (`a2a=A2AServerConfig(...)`) is not honoured. */
+const agentA2aServer =
+  'the agent is not served as an A2A agent of its own: crewd serves the whole crew as one, at {base_url}/a2a';
+
 const callableKeys = new Set([
   'guardrail',
   'guardrails',
@@ -68,50 +88,86 @@ const callableKeys = new Set([
   'cache_handler',
   'before_kickoff_callbacks',
   'after_kickoff_callbacks',
-  'knowledge_sources',
-  'embedder',
 ]);
 
+/** crewAI keys crewd knows it does not honour, by section: reported as such whatever their value's form. */
+const unhonouredKeys: Record<Section | 'crew', Readonly<Record<string, string>>> = {
+  agent: unhonouredAgentKeys,
+  task: unhonouredTaskKeys,
+  crew: unhonouredCrewKeys,
+};
+
 /**
- * Reads a crewAI `@CrewBase` class from crew.py without running it: the `@agent`, `@task` and `@crew` methods'
- * keyword arguments become raw config, Pydantic output classes become JSON Schema, tool instances become tool
- * names. Returns undefined when the file holds no CrewBase class.
+ * Reads a crewAI crew from crew.py without running it: a `@CrewBase` class (its `@agent`, `@task` and `@crew`
+ * methods), or a script that builds `Agent(...)`, `Task(...)` and `Crew(...)` at module level. Keyword arguments
+ * become raw config, Pydantic output classes become JSON Schema, tool instances become tool names. Returns undefined
+ * when the file holds neither; throws a CrewLoadError when it cannot be parsed or holds several crews and none is
+ * chosen.
  */
 export async function readCrewPy(
   absolutePath: string,
   options: ReadCrewPyOptions,
 ): Promise<CrewPyReading | undefined> {
   const packageDir = path.dirname(absolutePath);
-  // Imports name the package from the folder above it (`src/` in a crewAI project).
-  const modules = new PackageModules(path.dirname(packageDir), options.crewRoot);
+  // Absolute imports name the package from `src/` (or the folder above the package).
+  const sourceRoot = await findSourceRoot(packageDir);
+  const modules = new PackageModules(sourceRoot, options.crewRoot);
   try {
     const module = await modules.read(absolutePath);
-    const crewClass = module === undefined ? undefined : findCrewClass(module);
-    if (module === undefined || crewClass === undefined) {
+    if (module === undefined) {
       modules.close();
       return undefined;
     }
-    const reader = new CrewClassReader(module, modules, crewClass, options.env);
-    return await reader.read();
+    const broken = firstSyntaxError(module.root);
+    if (broken !== undefined) {
+      // Read around, the error would silently lose whatever the unparsed part sets (an output_file, a task).
+      throw new CrewLoadError(
+        module.file,
+        `is not valid Python (\`${broken.text}\`); crewd cannot read the crew from it`,
+        { line: broken.line },
+      );
+    }
+    const chosen = await chooseCrewClass(module, modules, options.crewClass);
+    const methods = chosen === undefined ? scriptParts(module) : methodsOf(chosen.definition);
+    if (methods.length === 0) {
+      modules.close();
+      return undefined;
+    }
+    const attributes =
+      chosen === undefined ? new Map<string, PythonNode>() : classAttributes(chosen.definition);
+    const reader = new CrewClassReader(module, modules, methods, attributes, options.env, sourceRoot);
+    return await reader.read(chosen?.note === undefined ? [] : [chosen.note]);
   } catch (error) {
     modules.close();
     throw error;
   }
 }
 
-function findCrewClass(module: PythonModule): Definition | undefined {
-  const classes = [...module.classes.values()];
-  return (
-    classes.find((definition) =>
-      definition.decorators.some((decorator) => decoratorName(decorator) === 'CrewBase'),
-    ) ?? classes.find((definition) => methodsOf(definition).some((method) => method.kind === 'agent'))
-  );
-}
-
+/**
+ * A part of the crew: a decorated method of the crew class, or in a script a module-level `name = Agent(...)`
+ * (`Task`, `Crew`), whose `node` is then the call itself.
+ */
 interface Method {
   readonly name: string;
   readonly kind: string | undefined;
   readonly node: PythonNode;
+  readonly script?: true;
+}
+
+/** The module-level `name = Agent(...)`, `Task(...)` and `Crew(...)` of a script, in file order. */
+function scriptParts(module: PythonModule): Method[] {
+  const kinds: Record<string, string> = { Agent: 'agent', Task: 'task', Crew: 'crew' };
+  const parts: Method[] = [];
+  for (const statement of namedChildren(module.root)) {
+    const assignment = statement.type === 'expression_statement' ? statement.firstNamedChild : null;
+    const left = assignment?.type === 'assignment' ? assignment.childForFieldName('left') : null;
+    const right = assignment?.childForFieldName('right');
+    if (left?.type !== 'identifier' || right?.type !== 'call') continue;
+    const callee = right.childForFieldName('function')?.text.split('.').pop();
+    const kind = callee === undefined ? undefined : kinds[callee];
+    if (kind !== undefined) parts.push({ name: left.text, kind, node: right, script: true });
+  }
+  return parts.some((part) => part.kind === 'agent' || part.kind === 'crew') ? parts : [];
 }
 
 function methodsOf(crewClass: Definition): Method[] {
@@ -143,24 +199,30 @@ const knownDecorators = new Set([
   'output_pydantic',
 ]);
 
+type Names = { agentNames: Map<string, string>; taskNames: Map<string, string> };
+
 class CrewClassReader {
   readonly #dropped: string[] = [];
   readonly #toolOrigins: Record<string, string> = {};
+  readonly #pythonTools: Record<string, PythonToolReference> = {};
   #mcp: CrewPyMcp = new CrewPyMcp(() => undefined, undefined);
-  readonly #methods: Method[];
-  readonly #selfAttributes: Map<string, PythonNode>;
+  /** A script's variables by the start of the call assigned to them: what `agent=researcher` refers to. */
+  readonly #variables = new Map<number, string>();
+  /** Agents the `@crew` method builds in place (`manager_agent=Agent(...)`). */
+  readonly #inlineAgents: CrewPyEntry[] = [];
 
   constructor(
     private readonly module: PythonModule,
     private readonly modules: PackageModules,
-    crewClass: Definition,
+    private readonly methods: readonly Method[],
+    private readonly selfAttributes: ReadonlyMap<string, PythonNode>,
     private readonly env: Readonly<Record<string, string | undefined>>,
+    private readonly sourceRoot: string,
   ) {
-    this.#methods = methodsOf(crewClass);
-    this.#selfAttributes = classAttributes(crewClass);
+    for (const method of methods) if (method.script) this.#variables.set(method.node.startIndex, method.name);
   }
 
-  async read(): Promise<CrewPyReading> {
+  async read(notes: readonly string[]): Promise<CrewPyReading> {
     const agentNames = new Map<string, string>();
     const taskNames = new Map<string, string>();
     const built: Record<'agent' | 'task', { method: Method; value: PythonValue | undefined }[]> = {
@@ -168,7 +230,7 @@ class CrewClassReader {
       task: [],
     };
     const llmMethods = new Map<string, unknown>();
-    const mcpParams = this.#selfAttributes.get('mcp_server_params');
+    const mcpParams = this.selfAttributes.get('mcp_server_params');
     this.#mcp = new CrewPyMcp(
       (node, where, message) => this.#drop(node, where, message),
       mcpParams === undefined
@@ -176,7 +238,7 @@ class CrewClassReader {
         : await evaluatePython(mcpParams, { ...this.#scope(), locals: new Map() }),
     );
 
-    for (const method of this.#methods) {
+    for (const method of this.methods) {
       if (method.kind === 'agent' || method.kind === 'task') {
         const value = await this.#returned(method);
         built[method.kind].push({ method, value });
@@ -184,7 +246,7 @@ class CrewClassReader {
         (method.kind === 'agent' ? agentNames : taskNames).set(method.name, configKey ?? method.name);
       } else if (method.kind === 'llm') {
         const value = await this.#returned(method);
-        const llm = value === undefined ? undefined : this.#llm(value, `${method.name}()`);
+        const llm = value === undefined ? undefined : readLlm(value, `${method.name}()`, this.#problem);
         if (llm !== undefined) llmMethods.set(method.name, llm);
       } else if (method.kind === 'before_kickoff' || method.kind === 'after_kickoff') {
         this.#drop(
@@ -204,15 +266,20 @@ class CrewClassReader {
     for (const { method, value } of built.task) {
       tasks.push(await this.#entry('task', method, value, names));
     }
-    const crewMethod = this.#methods.find((method) => method.kind === 'crew');
-    const crew = crewMethod === undefined ? {} : await this.#crewArguments(crewMethod, names);
+    const crewMethod = this.methods.find((method) => method.kind === 'crew');
+    const crewLines: Record<string, number> = {};
+    const crew = crewMethod === undefined ? {} : await this.#crewArguments(crewMethod, names, crewLines);
+    agents.push(...this.#inlineAgents);
 
     return {
       file: this.module.file,
       agents,
       tasks,
       crew,
+      crewLines,
+      notes,
       toolOrigins: this.#toolOrigins,
+      pythonTools: { sourceRoot: this.sourceRoot, tools: this.#pythonTools },
       dropped: this.#dropped,
       modelSchema: (className) => this.#modelSchemaByName(className),
       llmMethods,
@@ -221,8 +288,9 @@ class CrewClassReader {
     };
   }
 
-  /** The value a method returns, read with the method's own assignments in scope. */
+  /** The value a method returns, read with the method's own assignments in scope (a script's call as it is). */
   async #returned(method: Method): Promise<PythonValue | undefined> {
+    if (method.script) return evaluatePython(method.node, this.#scope());
     const body = method.node.childForFieldName('body');
     const locals = new Map<string, PythonNode>();
     for (const statement of body === null ? [] : namedChildren(body)) {
@@ -248,7 +316,7 @@ class CrewClassReader {
       module: this.module,
       modules: this.modules,
       env: this.env,
-      selfAttributes: this.#selfAttributes,
+      selfAttributes: this.selfAttributes,
     };
   }
 
@@ -256,27 +324,40 @@ class CrewClassReader {
     section: Section,
     method: Method,
     value: PythonValue | undefined,
-    names: { agentNames: Map<string, string>; taskNames: Map<string, string> },
+    names: Names,
   ): Promise<CrewPyEntry> {
     const name = (section === 'agent' ? names.agentNames : names.taskNames).get(method.name) ?? method.name;
     const expected = section === 'agent' ? 'Agent' : 'Task';
-    if (value === undefined) return { name, method: method.name, configKey: undefined, entry: {} };
+    const none = {
+      name,
+      method: method.name,
+      configKey: undefined,
+      entry: {},
+      line: lineOf(method.node),
+      lines: {},
+    };
+    if (value === undefined) return none;
     if (value.kind !== 'call' || !isNamed(value.callee, expected)) {
       this.#drop(
         value.node,
         method.name,
         `does not return ${expected}(...) crewd can read: \`${excerpt(value.node)}\``,
       );
-      return { name, method: method.name, configKey: undefined, entry: {} };
+      return none;
     }
     if (value.args.length > 0) this.#drop(value.node, method.name, 'positional arguments are not read');
 
     const entry: Record<string, unknown> = {};
+    const lines: Record<string, number> = {};
     const toolArguments: Record<string, Record<string, unknown>> = {};
     const mcps: string[] = [];
     for (const [key, argument] of value.kwargs) {
       const where = `${name}.${key}`;
-      if (key === 'config') continue;
+      if (key === 'config') {
+        this.#config(argument, where, entry, lines);
+        continue;
+      }
+      lines[key] = lineOf(argument.node);
       switch (key) {
         case 'tools': {
           const tools = this.#tools(argument, where, toolArguments, section === 'agent' ? mcps : undefined);
@@ -290,13 +371,13 @@ class CrewClassReader {
         }
         case 'llm':
         case 'function_calling_llm': {
-          const llm = this.#llm(argument, where);
+          const llm = await this.#llm(argument, where);
           if (llm !== undefined) entry[key] = llm;
           break;
         }
         case 'agent': {
-          if (argument.kind === 'method-call')
-            entry.agent = names.agentNames.get(argument.method) ?? argument.method;
+          const agent = this.#reference(argument, names.agentNames);
+          if (agent !== undefined) entry.agent = agent;
           else this.#unreadable(argument, where);
           break;
         }
@@ -311,6 +392,15 @@ class CrewClassReader {
           if (schema !== undefined) entry[key] = schema;
           break;
         }
+        case 'a2a': {
+          // crewAI serves such an agent as an A2A server of its own; crewd serves the crew as one A2A agent.
+          if (section === 'agent') {
+            this.#drop(argument.node, where, agentA2aServer);
+            break;
+          }
+          this.#unreadable(argument, where);
+          break;
+        }
         case 'guardrail':
         case 'guardrails': {
           if (section !== 'task') {
@@ -321,23 +411,86 @@ class CrewClassReader {
           if (guardrails !== undefined) entry[key] = guardrails;
           break;
         }
-        default: {
-          if (argument.kind === 'data') entry[key] = argument.value;
-          else if (callableKeys.has(key)) {
-            this.#drop(argument.node, where, 'takes Python code, which crewd does not run');
-          } else this.#unreadable(argument, where);
-        }
+        default:
+          this.#other(section, key, argument, where, entry);
       }
     }
-    if (Object.keys(toolArguments).length > 0) entry.tool_arguments = toolArguments;
-    if (mcps.length > 0) entry.mcps = [...new Set(mcps)];
+    if (Object.keys(toolArguments).length > 0) {
+      entry.tool_arguments = toolArguments;
+      if (lines.tools !== undefined) lines.tool_arguments = lines.tools;
+    }
+    if (mcps.length > 0) {
+      entry.mcps = [...new Set(mcps)];
+      lines.mcps ??= lines.tools ?? lineOf(value.node);
+    }
     const configKey = configKeyOf(value, section);
-    return { name, method: method.name, configKey, entry };
+    return { name, method: method.name, configKey, entry, line: lineOf(value.node), lines };
+  }
+
+  /**
+   * A keyword argument with no reading of its own: a literal is kept; a key crewd knows it does not honour is kept
+   * as a request (so it is reported as such, whatever its form); Python code is reported as not run.
+   */
+  #other(
+    section: Section | 'crew',
+    key: string,
+    argument: PythonValue,
+    where: string,
+    into: Record<string, unknown>,
+  ): void {
+    if (argument.kind === 'data') into[key] = argument.value;
+    else if (callableKeys.has(key))
+      this.#drop(argument.node, where, 'takes Python code, which crewd does not run');
+    else if (Object.hasOwn(unhonouredKeys[section], key)) into[key] = excerpt(argument.node);
+    else this.#unreadable(argument, where);
+  }
+
+  /**
+   * `config=`: `self.agents_config[...]` names the YAML entry (see configKeyOf); a literal mapping gives the entry's
+   * keys itself (the arguments after it still win); anything else is reported, not skipped.
+   */
+  #config(
+    argument: PythonValue,
+    where: string,
+    entry: Record<string, unknown>,
+    lines: Record<string, number>,
+  ): void {
+    if (argument.kind === 'config') return;
+    if (argument.kind === 'data' && isMapping(argument.value)) {
+      for (const [key, value] of Object.entries(argument.value)) {
+        if (Object.hasOwn(entry, key)) continue;
+        entry[key] = value;
+        lines[key] = lineOf(argument.node);
+      }
+      return;
+    }
+    this.#unreadable(argument, where);
+  }
+
+  /** A model setting; `self.method()` reads what that method (an `@llm` one, say) returns. */
+  async #llm(argument: PythonValue, where: string): Promise<unknown> {
+    if (argument.kind === 'method-call') {
+      const method = this.methods.find((candidate) => candidate.name === argument.method);
+      const returned = method === undefined ? undefined : await this.#returned(method);
+      if (returned !== undefined) return readLlm(returned, where, this.#problem);
+    }
+    return readLlm(argument, where, this.#problem);
+  }
+
+  /** The agent or task a value refers to: `self.method()` in a crew class, a variable in a script. */
+  #reference(value: PythonValue, names: Map<string, string>): string | undefined {
+    if (value.kind === 'method-call') return names.get(value.method) ?? value.method;
+    if (value.kind === 'call' && value.module === this.module) {
+      const variable = this.#variables.get(value.node.startIndex);
+      if (variable !== undefined) return names.get(variable) ?? variable;
+    }
+    return undefined;
   }
 
   async #crewArguments(
     method: Method,
-    names: { agentNames: Map<string, string>; taskNames: Map<string, string> },
+    names: Names,
+    lines: Record<string, number>,
   ): Promise<Record<string, unknown>> {
     const value = await this.#returned(method);
     if (value === undefined) return {};
@@ -352,6 +505,7 @@ class CrewClassReader {
     const crew: Record<string, unknown> = {};
     for (const [key, argument] of value.kwargs) {
       const where = `crew.${key}`;
+      lines[key] = lineOf(argument.node);
       if ((key === 'agents' || key === 'tasks') && argument.kind === 'unreadable') {
         // `self.agents` / `self.tasks`: the decorated methods, which is what crewd reads anyway.
         if (/^self\.(agents|tasks)$/.test(argument.node.text)) continue;
@@ -378,48 +532,42 @@ class CrewClassReader {
         else this.#unreadable(argument, where);
         continue;
       }
-      if (
-        key === 'manager_llm' ||
-        key === 'llm' ||
-        key === 'function_calling_llm' ||
-        key === 'planning_llm'
-      ) {
-        const llm = this.#llm(argument, where);
+      if (llmKeys.has(key)) {
+        const llm = await this.#llm(argument, where);
         if (llm !== undefined) crew[key] = llm;
         continue;
       }
-      if (key === 'manager_agent' && argument.kind === 'method-call') {
-        crew.manager_agent = names.agentNames.get(argument.method) ?? argument.method;
+      if (key === 'manager_agent' && argument.kind !== 'data') {
+        const manager = await this.#managerAgent(argument, names);
+        if (manager !== undefined) crew.manager_agent = manager;
+        else this.#unreadable(argument, where);
         continue;
       }
-      if (argument.kind === 'data') crew[key] = argument.value;
-      else if (callableKeys.has(key))
-        this.#drop(argument.node, where, 'takes Python code, which crewd does not run');
-      else this.#unreadable(argument, where);
+      this.#other('crew', key, argument, where, crew);
     }
     return crew;
   }
 
-  /** A model: a string stays a string; `LLM(model=..., ...)` becomes crewAI's YAML object form. */
-  #llm(value: PythonValue, where: string): unknown {
-    if (value.kind === 'data' && (typeof value.value === 'string' || value.value === null))
-      return value.value ?? undefined;
-    if (value.kind === 'call' && value.callee.kind !== 'function') {
-      const settings: Record<string, unknown> = {};
-      for (const [key, argument] of value.kwargs) {
-        if (argument.kind === 'data') settings[key === 'model_name' ? 'model' : key] = argument.value;
-        else this.#unreadable(argument, `${where}.${key}`);
-      }
-      const [model] = value.args;
-      if (model?.kind === 'data' && typeof model.value === 'string' && settings.model === undefined) {
-        settings.model = model.value;
-      }
-      if (typeof settings.model === 'string') return settings;
-      this.#drop(value.node, where, `names no model crewd can read: \`${excerpt(value.node)}\``);
-      return undefined;
+  /**
+   * The agent `manager_agent=` names: an `@agent` method or a script's agent by name; an `Agent(...)` built in
+   * place (or by a helper method of the class) becomes an agent of its own, named by its config key.
+   */
+  async #managerAgent(value: PythonValue, names: Names): Promise<string | undefined> {
+    let built: PythonValue | undefined = value;
+    if (value.kind === 'method-call') {
+      if (names.agentNames.has(value.method)) return names.agentNames.get(value.method);
+      const helper = this.methods.find((method) => method.name === value.method);
+      built = helper === undefined ? undefined : await this.#returned(helper);
+    } else {
+      const named = this.#reference(value, names.agentNames);
+      if (named !== undefined) return named;
     }
-    this.#unreadable(value, where);
-    return undefined;
+    if (built?.kind !== 'call' || !isNamed(built.callee, 'Agent')) return undefined;
+    const name = configKeyOf(built, 'agent') ?? 'manager';
+    const method: Method = { name, kind: 'agent', node: built.node };
+    const entry = await this.#entry('agent', method, built, names);
+    this.#inlineAgents.push(entry);
+    return entry.name;
   }
 
   #tools(
@@ -474,15 +622,38 @@ class CrewClassReader {
         return this.#unreadableTool(value, where);
       }
       const name = callee.kind === 'external' ? (callee.name.split('.').pop() ?? callee.name) : callee.name;
-      if (callee.kind === 'class')
-        this.#toolOrigins[name] = `${callee.module.file}:${lineOf(callee.definition.node)}`;
+      if (callee.kind === 'class') {
+        const origin = `${callee.module.file}:${lineOf(callee.definition.node)}`;
+        this.#toolOrigins[name] = origin;
+        this.#pythonTools[name] = {
+          module: this.#moduleName(callee.module),
+          attribute: callee.name,
+          kind: 'class',
+          origin,
+          builtin: false,
+        };
+      } else if (/^crewai_tools(\.|$)/.test(callee.module) && !callee.name.includes('.')) {
+        // One of crewAI's own tools: run by the project's Python where it has crewai_tools.
+        this.#pythonTools[name] = {
+          module: callee.module,
+          attribute: name,
+          kind: 'class',
+          origin: `${this.module.file}:${lineOf(value.node)}`,
+          builtin: true,
+        };
+      }
       const settings: Record<string, unknown> = {};
       for (const [key, argument] of value.kwargs) {
         if (argument.kind === 'data') settings[key] = argument.value;
         else this.#unreadable(argument, `${where}.${name}.${key}`);
       }
-      if (value.args.length > 0)
-        this.#drop(value.node, `${where}.${name}`, 'positional arguments are not read');
+      if (value.args.length > 0) {
+        // A project's own tool class is built by the project's Python, which takes positional literals as well.
+        const positional = value.args.map((argument) => (argument.kind === 'data' ? argument : undefined));
+        if (callee.kind === 'class' && positional.every((argument) => argument !== undefined)) {
+          settings[positionalArgumentsKey] = positional.map((argument) => argument.value);
+        } else this.#drop(value.node, `${where}.${name}`, 'positional arguments are not read');
+      }
       return Object.keys(settings).length === 0 ? { name } : { name, arguments: settings };
     }
     if (value.kind === 'symbol' && value.symbol.kind === 'function') {
@@ -490,10 +661,25 @@ class CrewClassReader {
       const symbol = value.symbol;
       const isTool = symbol.definition.decorators.some((decorator) => decoratorName(decorator) === 'tool');
       if (!isTool) return this.#unreadableTool(value, where);
-      this.#toolOrigins[symbol.name] = `${symbol.module.file}:${lineOf(symbol.definition.node)}`;
+      const origin = `${symbol.module.file}:${lineOf(symbol.definition.node)}`;
+      this.#toolOrigins[symbol.name] = origin;
+      this.#pythonTools[symbol.name] = {
+        module: this.#moduleName(symbol.module),
+        attribute: symbol.name,
+        kind: 'function',
+        origin,
+        builtin: false,
+      };
       return { name: symbol.name };
     }
     return this.#unreadableTool(value, where);
+  }
+
+  /** The dotted name the project's Python imports a module of the project by (`my_crew.tools.custom_tool`). */
+  #moduleName(module: PythonModule): string {
+    const parts = path.relative(this.sourceRoot, module.absolutePath).replace(/\.py$/, '').split(path.sep);
+    if (parts.at(-1) === '__init__') parts.pop();
+    return parts.join('.');
   }
 
   #unreadableTool(value: PythonValue, where: string): undefined {
@@ -507,13 +693,13 @@ class CrewClassReader {
 
   #methodList(value: PythonValue, names: Map<string, string>, where: string): string[] | undefined {
     if (value.kind === 'data' && Array.isArray(value.value) && value.value.length === 0) return [];
-    if (value.kind !== 'list' || !value.items.every((item) => item.kind === 'method-call')) {
+    const listed =
+      value.kind === 'list' ? value.items.map((item) => this.#reference(item, names)) : [undefined];
+    if (listed.includes(undefined)) {
       this.#unreadable(value, where);
       return undefined;
     }
-    return value.items.map((item) =>
-      item.kind === 'method-call' ? (names.get(item.method) ?? item.method) : '',
-    );
+    return listed.filter((name): name is string => name !== undefined);
   }
 
   async #modelSchema(value: PythonValue, where: string): Promise<JsonSchema | undefined> {
@@ -563,6 +749,10 @@ class CrewClassReader {
     return undefined;
   }
 
+  readonly #problem = (node: PythonNode, where: string, message: string): void => {
+    this.#drop(node, where, message);
+  };
+
   #unreadable(value: PythonValue, where: string): void {
     this.#drop(value.node, where, `\`${excerpt(value.node)}\` cannot be read statically; it is left out`);
   }
@@ -571,6 +761,13 @@ class CrewClassReader {
     this.#dropped.push(`${this.module.file}:${lineOf(node)} (${where}): ${message}`);
   }
 }
+
+function isMapping(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Crew arguments that hold a model. */
+const llmKeys = new Set(['llm', 'manager_llm', 'function_calling_llm', 'planning_llm', 'chat_llm']);
 
 function isNamed(symbol: PythonSymbol, name: string): boolean {
   return symbol.name === name || symbol.name.endsWith(`.${name}`);

@@ -147,6 +147,56 @@ export const postgresMigrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 7,
+    name: 'executions by token',
+    // A token's waiting executions (its queue limit) and the start of its latest one (whose turn it is).
+    sql: `
+      CREATE INDEX executions_token_state ON executions (owner_token_id, state);
+      CREATE INDEX executions_token_started ON executions (owner_token_id, started_at);
+    `,
+  },
+  {
+    version: 8,
+    name: 'review deadlines',
+    // pending_deadline is set with the pending review and cleared with it, so the index holds just the reviews
+    // waiting on a deadline; review_deadline is a kickoff's own deadline for all its reviews.
+    sql: `
+      ALTER TABLE executions ADD COLUMN pending_deadline timestamptz;
+      ALTER TABLE executions ADD COLUMN review_deadline json;
+      CREATE INDEX executions_pending_deadline ON executions (pending_deadline) WHERE pending_deadline IS NOT NULL;
+    `,
+  },
+  {
+    version: 10,
+    name: 'schedules and triggers',
+    sql: `
+      CREATE TABLE schedules (
+        id text PRIMARY KEY,
+        crew text NOT NULL,
+        name text,
+        cron text NOT NULL,
+        timezone text NOT NULL,
+        inputs text NOT NULL,
+        meta text,
+        webhooks text NOT NULL,
+        paused integer NOT NULL,
+        owner_token_id text NOT NULL,
+        owner_kind text NOT NULL,
+        owner_user_id text,
+        created_at timestamptz NOT NULL,
+        last_due_at timestamptz
+      );
+      CREATE INDEX schedules_crew ON schedules (crew, created_at);
+      CREATE TABLE triggers (
+        name text PRIMARY KEY,
+        crew text,
+        secret text NOT NULL,
+        inputs text NOT NULL,
+        created_at timestamptz NOT NULL
+      );
+    `,
+  },
 ];
 
 /**

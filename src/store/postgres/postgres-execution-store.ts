@@ -6,6 +6,7 @@ import {
   type Execution,
   type ExecutionState,
 } from '../../domain/execution.ts';
+import { QueueFull } from '../../domain/queue-full-error.ts';
 import type { EventStore, ExecutionStore } from '../store.ts';
 import { createChangeBatcher } from './change-batcher.ts';
 import { livenessKeySql, liveOwnerKeys, noticeSql } from './liveness.ts';
@@ -16,10 +17,12 @@ const insertExecution = namedQuery(
   'insert_execution',
   `WITH inserted AS (
      INSERT INTO executions (id, state, inputs, meta, webhooks, owner_token_id, owner_user_id, idempotency_key,
-       request_hash, usage, created_at, updated_at, lease_owner, lease_until, crew, crew_version)
-     VALUES (:id, :state, :inputs::json, :meta::json, :webhooks::json, :owner_token_id, :owner_user_id,
+       request_hash, usage, created_at, updated_at, lease_owner, lease_until, crew, crew_version, review_deadline)
+     SELECT :id, :state, :inputs::json, :meta::json, :webhooks::json, :owner_token_id, :owner_user_id,
        :idempotency_key, :request_hash, :usage::json, :created_at::timestamptz, :created_at::timestamptz,
-       :lease_owner::text, :lease_until::timestamptz, :crew::text, :crew_version::integer)
+       :lease_owner::text, :lease_until::timestamptz, :crew::text, :crew_version::integer, :review_deadline::json
+     WHERE :queue_limit::bigint IS NULL OR (SELECT count(*) FROM executions
+       WHERE owner_token_id = :owner_token_id AND state = 'PENDING' AND lease_owner IS NULL) < :queue_limit::bigint
      ON CONFLICT (owner_token_id, idempotency_key) DO NOTHING
      RETURNING *
    )
@@ -59,31 +62,70 @@ const renewLeases = namedQuery(
    WHERE lease_owner = :owner::text AND state = 'RUNNING' AND id = ANY(:ids::text[])
    RETURNING id`,
 );
-// SKIP LOCKED: processes claiming at once each take different executions, and none waits for another's claim.
-// The claimer's own leases are never judged by its liveness lock, which is gone for a moment whenever the database
-// restarts while its runs go on; and what it has in hand (`in_hand`) is never claimed, even once its lease ran out.
+/** Whether an execution (`alias`) may be claimed by `:owner` now; `live` is the liveness locks held. */
+function claimableSql(alias: string): string {
+  return `${alias}.state IN ('PENDING', 'RUNNING') AND ${alias}.id <> ALL(:in_hand::text[])
+    AND (${alias}.lease_owner IS NULL OR ${alias}.lease_until IS NULL
+      OR ${alias}.lease_until <= :now::timestamptz
+      OR (${alias}.lease_owner <> :owner::text
+        AND ${livenessKeySql(`${alias}.lease_owner`)} NOT IN (SELECT objid FROM live)))`;
+}
+
+// Fair turns as `fairTurns` (src/store/fair-turns.ts) computes them for SQLite: RUNNING executions taken over at
+// turn 0, waiting ones at their token's busy count plus their place in its queue, the token served least recently
+// first within a turn. The turns are read without locks;
+// the lock then checks claimability again on the row as it is, and SKIP LOCKED lets processes claiming at once each
+// take different executions without waiting for one another. The claimer's own leases are never judged by its
+// liveness lock, which is gone for a moment whenever the database restarts while its runs go on; and what it has
+// in hand (`in_hand`) is never claimed, even once its lease ran out.
 const claimExecutions = namedQuery(
   'claim_executions',
   `WITH live AS MATERIALIZED (${liveOwnerKeys}),
-   candidate AS (
-     SELECT execution.id, execution.lease_owner FROM executions AS execution
-     WHERE execution.state IN ('PENDING', 'RUNNING') AND execution.id <> ALL(:in_hand::text[])
-       AND (execution.lease_owner IS NULL OR execution.lease_until IS NULL
-         OR execution.lease_until <= :now::timestamptz
-         OR (execution.lease_owner <> :owner::text
-           AND ${livenessKeySql('execution.lease_owner')} NOT IN (SELECT objid FROM live)))
-     ORDER BY execution.created_at, execution.id
+   candidate AS MATERIALIZED (
+     SELECT execution.id, execution.state, execution.owner_token_id, execution.created_at
+     FROM executions AS execution WHERE ${claimableSql('execution')}
+   ), busy AS (
+     SELECT execution.owner_token_id, count(*) AS count FROM executions AS execution
+     WHERE execution.state = 'RUNNING'
+       OR (execution.state = 'PENDING' AND execution.id NOT IN (SELECT id FROM candidate))
+     GROUP BY execution.owner_token_id
+   ), served AS (
+     SELECT token.owner_token_id, (SELECT max(execution.started_at) FROM executions AS execution
+       WHERE execution.owner_token_id = token.owner_token_id) AS last_started
+     FROM (SELECT DISTINCT owner_token_id FROM candidate) AS token
+   ), turn AS (
+     SELECT candidate.id, candidate.created_at, served.last_started, CASE WHEN candidate.state = 'RUNNING' THEN 0
+       ELSE coalesce(busy.count, 0) + row_number() OVER (
+         PARTITION BY candidate.owner_token_id, candidate.state ORDER BY candidate.created_at, candidate.id)
+       END AS turn
+     FROM candidate LEFT JOIN busy ON busy.owner_token_id = candidate.owner_token_id
+       JOIN served ON served.owner_token_id = candidate.owner_token_id
+   ), picked AS (
+     SELECT execution.id, execution.lease_owner FROM executions AS execution JOIN turn ON turn.id = execution.id
+     WHERE ${claimableSql('execution')}
+       AND (:running_per_token::bigint IS NULL OR turn.turn <= :running_per_token::bigint)
+     ORDER BY turn.turn, turn.last_started NULLS FIRST, turn.created_at, turn.id
      LIMIT :limit::bigint
      FOR UPDATE OF execution SKIP LOCKED
    ), claimed AS (
      UPDATE executions AS execution
      SET lease_owner = :owner::text, lease_until = :until::timestamptz, revision = execution.revision + 1
-     FROM candidate WHERE execution.id = candidate.id
+     FROM picked WHERE execution.id = picked.id
      RETURNING execution.id, execution.state, execution.lease_owner, execution.revision,
-       candidate.lease_owner AS taken_from
+       picked.lease_owner AS taken_from
    )
    SELECT claimed.id, claimed.state, claimed.taken_from, ${noticeSql('claimed')} AS notified FROM claimed`,
 );
+
+const selectDueReviews = namedQuery(
+  'select_due_reviews',
+  `SELECT id FROM executions WHERE pending_deadline <= :now::timestamptz AND state = 'PAUSED'
+   ORDER BY pending_deadline, id LIMIT :limit::bigint`,
+);
+
+/** The advisory lock that claims under a limit per token take one at a time. */
+const claimLock = 'crewd claims';
+
 // Notified, so other processes continue the executions a stopping process leaves at once.
 const releaseLeases = namedQuery(
   'release_execution_leases',
@@ -114,7 +156,7 @@ export const applyChanges = namedQuery(
        set_current_task int, current_task text, set_last_step int, last_step text, usage text,
        set_result int, result text, set_result_json int, result_json text, set_error int, error text,
        webhooks text, started_at text, finished_at text, append_output text, append_feedback text,
-       set_pending int, pending text, event_count int, events json, outbox json, now text,
+       set_pending int, pending text, pending_deadline text, event_count int, events json, outbox json, now text,
        lease_owner text, set_lease int, lease_holder text, lease_until text)
    ), updated AS (
      UPDATE executions AS execution SET
@@ -132,6 +174,8 @@ export const applyChanges = namedQuery(
        outputs = ${appendJson('execution.outputs', 'change.append_output')},
        feedback = ${appendJson('execution.feedback', 'change.append_feedback')},
        pending = CASE WHEN change.set_pending = 1 THEN change.pending::json ELSE execution.pending END,
+       pending_deadline = CASE WHEN change.set_pending = 1 THEN change.pending_deadline::timestamptz
+         ELSE execution.pending_deadline END,
        last_event_sequence = execution.last_event_sequence + change.event_count,
        revision = execution.revision + 1,
        lease_owner = CASE WHEN change.set_lease = 1 THEN change.lease_holder ELSE execution.lease_owner END,
@@ -178,7 +222,7 @@ const selectEvents = namedQuery(
 
 /** `origin`: this process's name in the notices its writes send. */
 export function postgresExecutionStore(
-  { query, decode }: PostgresContext,
+  { query, serialized, decode }: PostgresContext,
   origin: string,
 ): ExecutionStore & EventStore {
   const changes = createChangeBatcher(async (batch) => {
@@ -202,10 +246,19 @@ export function postgresExecutionStore(
   return {
     createExecution: async (execution) => {
       const values = newExecutionValues(execution);
-      const [inserted] = await query(insertExecution, { ...values, origin });
+      // The count and the insert share a statement, not a lock: kickoffs of one token at the same moment may pass
+      // the limit by as many as come together.
+      const [inserted] = await query(insertExecution, {
+        ...values,
+        origin,
+        queue_limit: execution.queueLimit ?? null,
+      });
       if (inserted !== undefined) return { created: true, execution: decode.execution(inserted) };
       const [existing] = await query(selectByIdempotencyKey, values);
-      if (existing === undefined) throw new Error('Execution insert was skipped without a conflicting row');
+      if (existing === undefined) {
+        if (execution.queueLimit !== undefined) throw new QueueFull();
+        throw new Error('Execution insert was skipped without a conflicting row');
+      }
       return {
         created: false,
         execution: decode.execution(existing),
@@ -235,21 +288,31 @@ export function postgresExecutionStore(
         (row) => row.id as string,
       ),
 
-    claimExecutions: async (owner, now, until, limit, inHand = []) =>
-      (
-        await query(claimExecutions, {
-          origin,
-          owner,
-          in_hand: inHand,
-          now: now.toISOString(),
-          until: until.toISOString(),
-          limit,
-        })
-      ).map((row) => ({
+    claimExecutions: async (owner, now, until, limit, inHand = [], options = {}) => {
+      const values = {
+        origin,
+        owner,
+        in_hand: inHand,
+        now: now.toISOString(),
+        until: until.toISOString(),
+        limit,
+        running_per_token: options.runningPerToken ?? null,
+      };
+      // A limit per token is only kept if claims counting a token's running executions never overlap: each sees the
+      // leases the one before it committed.
+      const rows =
+        options.runningPerToken === undefined
+          ? await query(claimExecutions, values)
+          : await serialized(claimLock, claimExecutions, values);
+      return rows.map((row) => ({
         id: row.id as string,
         state: row.state as ExecutionState,
         takenFrom: row.taken_from as string | null,
-      })),
+      }));
+    },
+
+    listDueReviews: async (now, limit) =>
+      (await query(selectDueReviews, { now: now.toISOString(), limit })).map((row) => row.id as string),
 
     releaseLeases: async (owner) => {
       await query(releaseLeases, { owner, origin });

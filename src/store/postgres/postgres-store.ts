@@ -1,3 +1,4 @@
+import { postgresScheduleStore } from './postgres-schedule-store.ts';
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { CrewdError } from '../../domain/errors.ts';
@@ -62,6 +63,7 @@ export async function openPostgresStore(url: string, options: PostgresStoreOptio
     ...postgresExecutionStore(context, processId),
     ...postgresTokenStore(context),
     ...postgresCrewVersionStore(context),
+    ...postgresScheduleStore(context),
     ...postgresOutboxStore(context, processId),
     feed,
     ...postgresRetentionStore(context),

@@ -143,6 +143,56 @@ export const sqliteMigrations: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 7,
+    name: 'executions by token',
+    // A token's waiting executions (its queue limit) and the start of its latest one (whose turn it is).
+    sql: `
+      CREATE INDEX executions_token_state ON executions (owner_token_id, state);
+      CREATE INDEX executions_token_started ON executions (owner_token_id, started_at);
+    `,
+  },
+  {
+    version: 8,
+    name: 'review deadlines',
+    // pending_deadline is set with the pending review and cleared with it, so the index holds just the reviews
+    // waiting on a deadline; review_deadline is a kickoff's own deadline for all its reviews.
+    sql: `
+      ALTER TABLE executions ADD COLUMN pending_deadline TEXT;
+      ALTER TABLE executions ADD COLUMN review_deadline TEXT;
+      CREATE INDEX executions_pending_deadline ON executions (pending_deadline) WHERE pending_deadline IS NOT NULL;
+    `,
+  },
+  {
+    version: 10,
+    name: 'schedules and triggers',
+    sql: `
+      CREATE TABLE schedules (
+        id TEXT PRIMARY KEY,
+        crew TEXT NOT NULL,
+        name TEXT,
+        cron TEXT NOT NULL,
+        timezone TEXT NOT NULL,
+        inputs TEXT NOT NULL,
+        meta TEXT,
+        webhooks TEXT NOT NULL,
+        paused INTEGER NOT NULL,
+        owner_token_id TEXT NOT NULL,
+        owner_kind TEXT NOT NULL,
+        owner_user_id TEXT,
+        created_at TEXT NOT NULL,
+        last_due_at TEXT
+      ) STRICT;
+      CREATE INDEX schedules_crew ON schedules (crew, created_at);
+      CREATE TABLE triggers (
+        name TEXT PRIMARY KEY,
+        crew TEXT,
+        secret TEXT NOT NULL,
+        inputs TEXT NOT NULL,
+        created_at TEXT NOT NULL
+      ) STRICT;
+    `,
+  },
 ];
 
 /** Applies the migrations not yet recorded; `BEGIN IMMEDIATE` makes a second process wait, then find none. */

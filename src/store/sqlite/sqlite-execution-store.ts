@@ -6,16 +6,18 @@ import {
   type Execution,
   type ExecutionState,
 } from '../../domain/execution.ts';
-import type { EventStore, ExecutionChange, ExecutionStore } from '../store.ts';
+import { QueueFull } from '../../domain/queue-full-error.ts';
+import { fairTurns, type ClaimCandidate } from '../fair-turns.ts';
+import type { CreateExecutionResult, EventStore, ExecutionChange, ExecutionStore } from '../store.ts';
 import { endedProcesses, type ProcessLocks } from './process-locks.ts';
 import type { SqliteContext } from './sqlite-context.ts';
 import { settle } from './sqlite-context.ts';
 
 const insertExecution = `
   INSERT INTO executions (id, state, inputs, meta, webhooks, owner_token_id, owner_user_id, idempotency_key,
-    request_hash, usage, created_at, updated_at, lease_owner, lease_until, crew, crew_version)
+    request_hash, usage, created_at, updated_at, lease_owner, lease_until, crew, crew_version, review_deadline)
   VALUES (:id, :state, :inputs, :meta, :webhooks, :owner_token_id, :owner_user_id, :idempotency_key,
-    :request_hash, :usage, :created_at, :created_at, :lease_owner, :lease_until, :crew, :crew_version)
+    :request_hash, :usage, :created_at, :created_at, :lease_owner, :lease_until, :crew, :crew_version, :review_deadline)
   ON CONFLICT (owner_token_id, idempotency_key) DO NOTHING
   RETURNING *`;
 
@@ -38,18 +40,36 @@ const renewLeases = `
   WHERE lease_owner = :owner AND state = 'RUNNING' AND id IN (SELECT value FROM json_each(:ids))
   RETURNING id`;
 
-// One writer at a time, so the read and the updates below see no other claim in between.
+// One writer at a time, so the read and the updates below see no other claim in between. Every waiting execution
+// is read, since fair turns depend on each token's whole queue.
 const selectClaimable = `
-  SELECT id, state, lease_owner, created_at FROM executions
+  SELECT id, state, lease_owner, created_at, owner_token_id FROM executions
   WHERE state IN ('PENDING', 'RUNNING') AND id NOT IN (SELECT value FROM json_each(:in_hand))
-    AND (lease_owner IS NULL OR lease_until IS NULL OR lease_until <= :now)
-  ORDER BY created_at, id LIMIT :limit`;
+    AND (lease_owner IS NULL OR lease_until IS NULL OR lease_until <= :now)`;
 
 // Leases other processes hold that may have ended: only executions running or waiting now, a bounded set.
 const selectLeased = `
-  SELECT id, state, lease_owner, created_at FROM executions
+  SELECT id, state, lease_owner, created_at, owner_token_id FROM executions
   WHERE state IN ('PENDING', 'RUNNING') AND lease_owner IS NOT NULL AND lease_owner <> :owner
     AND lease_until > :now`;
+
+const countActiveByToken = `
+  SELECT owner_token_id, count(*) AS count FROM executions WHERE state IN ('PENDING', 'RUNNING')
+  GROUP BY owner_token_id`;
+
+// One index probe per token (SQLite's min/max optimisation), however many executions it has.
+const selectLastStarted = `
+  SELECT token.value AS owner_token_id,
+    (SELECT max(started_at) FROM executions WHERE owner_token_id = token.value) AS last_started
+  FROM json_each(:tokens) AS token`;
+
+const selectDueReviews = `
+  SELECT id FROM executions WHERE pending_deadline <= :now AND state = 'PAUSED'
+  ORDER BY pending_deadline, id LIMIT :limit`;
+
+const countWaiting = `
+  SELECT count(*) AS count FROM executions
+  WHERE owner_token_id = :owner_token_id AND state = 'PENDING' AND lease_owner IS NULL`;
 
 const claimExecution = `
   UPDATE executions SET lease_owner = :owner, lease_until = :until, revision = revision + 1 WHERE id = :id`;
@@ -77,6 +97,7 @@ const updateExecution = `
     feedback = CASE WHEN :append_feedback IS NULL THEN feedback
       ELSE json_insert(feedback, '$[#]', json(:append_feedback)) END,
     pending = CASE WHEN :set_pending THEN :pending ELSE pending END,
+    pending_deadline = CASE WHEN :set_pending THEN :pending_deadline ELSE pending_deadline END,
     last_event_sequence = last_event_sequence + :event_count,
     revision = revision + 1,
     lease_owner = CASE WHEN :set_lease THEN :lease_holder ELSE lease_owner END,
@@ -143,19 +164,29 @@ export function sqliteExecutionStore(
   };
 
   return {
-    createExecution: (execution) =>
-      writes.write(() => {
+    createExecution: async (execution) => {
+      // Refused inside the write but thrown outside it: a throw would roll back the writes committed with it.
+      const result = await writes.write((): CreateExecutionResult | 'full' => {
         const values = newExecutionValues(execution);
-        const inserted = statement(insertExecution).get(values);
-        if (inserted !== undefined) return { created: true, execution: decode.execution(inserted) };
         const existing = statement(selectByIdempotencyKey).get(values);
-        if (existing === undefined) throw new Error('Execution insert was skipped without a conflicting row');
-        return {
-          created: false,
-          execution: decode.execution(existing),
-          requestHash: existing.request_hash as string | null,
-        };
-      }),
+        if (existing !== undefined) {
+          return {
+            created: false,
+            execution: decode.execution(existing),
+            requestHash: existing.request_hash as string | null,
+          };
+        }
+        if (execution.queueLimit !== undefined) {
+          const waiting = Number(statement(countWaiting).get(values)?.count ?? 0);
+          if (waiting >= execution.queueLimit) return 'full';
+        }
+        const inserted = statement(insertExecution).get(values);
+        if (inserted === undefined) throw new Error('Execution insert was skipped without a conflicting row');
+        return { created: true, execution: decode.execution(inserted) };
+      });
+      if (result === 'full') throw new QueueFull();
+      return result;
+    },
 
     getExecution: (id) =>
       settle(() => {
@@ -184,9 +215,9 @@ export function sqliteExecutionStore(
           .map((row) => row.id as string),
       ),
 
-    claimExecutions: (owner, now, until, limit, inHand = []) =>
+    claimExecutions: (owner, now, until, limit, inHand = [], options = {}) =>
       writes.write(() => {
-        const values = { now: now.toISOString(), limit, in_hand: JSON.stringify(inHand) };
+        const values = { now: now.toISOString(), in_hand: JSON.stringify(inHand) };
         const free = statement(selectClaimable).all(values);
         // A holder whose liveness lock is gone (a crash, kill -9) lets go at once, as on PostgreSQL.
         const leased = statement(selectLeased).all({ now: values.now, owner });
@@ -198,16 +229,35 @@ export function sqliteExecutionStore(
         const orphaned = leased.filter(
           (row) => ended.has(row.lease_owner as string) && !held.has(row.id as string),
         );
-        const claimable = orphaned.length === 0 ? free : oldestFirst([...free, ...orphaned]).slice(0, limit);
-        return claimable.map((row) => {
-          statement(claimExecution).run({ owner, until: until.toISOString(), id: row.id });
-          return {
-            id: row.id as string,
-            state: row.state as ExecutionState,
-            takenFrom: row.lease_owner as string | null,
-          };
+        const active = new Map(
+          statement(countActiveByToken)
+            .all()
+            .map((row) => [row.owner_token_id as string, Number(row.count)]),
+        );
+        const candidates = [...free, ...orphaned].map(claimCandidate);
+        const tokens = [...new Set(candidates.map((candidate) => candidate.tokenId))];
+        const lastStarted = new Map(
+          statement(selectLastStarted)
+            .all({ tokens: JSON.stringify(tokens) })
+            .filter((row) => row.last_started !== null)
+            .map((row) => [row.owner_token_id as string, row.last_started as string]),
+        );
+        const claimable = fairTurns(candidates, { active, lastStarted }, options.runningPerToken).slice(
+          0,
+          limit,
+        );
+        return claimable.map((candidate) => {
+          statement(claimExecution).run({ owner, until: until.toISOString(), id: candidate.id });
+          return { id: candidate.id, state: candidate.state, takenFrom: candidate.leaseOwner };
         });
       }),
+
+    listDueReviews: (now, limit) =>
+      settle(() =>
+        statement(selectDueReviews)
+          .all({ now: now.toISOString(), limit })
+          .map((row) => row.id as string),
+      ),
 
     releaseLeases: (owner) =>
       writes.write(() => {
@@ -234,9 +284,12 @@ export function sqliteExecutionStore(
   };
 }
 
-type ClaimRow = Readonly<Record<string, unknown>>;
-
-function oldestFirst(rows: readonly ClaimRow[]): ClaimRow[] {
-  const key = (row: ClaimRow): string => `${row.created_at as string}\n${row.id as string}`;
-  return [...rows].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+function claimCandidate(row: Readonly<Record<string, unknown>>): ClaimCandidate {
+  return {
+    id: row.id as string,
+    state: row.state as ExecutionState,
+    tokenId: row.owner_token_id as string,
+    createdAt: row.created_at as string,
+    leaseOwner: row.lease_owner as string | null,
+  };
 }

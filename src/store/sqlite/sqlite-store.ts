@@ -1,3 +1,4 @@
+import { sqliteScheduleStore } from './sqlite-schedule-store.ts';
 import { randomUUID } from 'node:crypto';
 import { accessSync, constants } from 'node:fs';
 import { dirname } from 'node:path';
@@ -64,6 +65,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       ...sqliteExecutionStore(context, locks),
       ...sqliteTokenStore(context),
       ...sqliteCrewVersionStore(context),
+      ...sqliteScheduleStore(context),
       ...sqliteOutboxStore(context, processId, locks),
       feed,
       ...sqliteRetentionStore(context),

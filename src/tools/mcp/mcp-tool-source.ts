@@ -2,6 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { ErrorCode, McpError, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { Logger } from 'pino';
 import type { JsonSchema, McpServerConfig } from '../../domain/crew.ts';
+import { isCrewdError } from '../../domain/errors.ts';
 import type { Tool, ToolContext } from '../../engine/tool.ts';
 import type { ToolSource, ToolSourceStatus } from '../tool-source.ts';
 import { expandVariables } from './expand-variables.ts';
@@ -74,6 +75,14 @@ class McpServerToolSource implements McpToolSource {
   #retry: NodeJS.Timeout | undefined;
   #connecting: Promise<void> | undefined;
   #closed = false;
+  #onClose: () => void = () => undefined;
+  /**
+   * Rejects on close. A connection attempt races it: a transport closed in the middle of its handshake (an SSE
+   * stream not yet open) may never settle, and close() must not wait for it.
+   */
+  readonly #whenClosed = new Promise<never>((_resolve, reject) => {
+    this.#onClose = () => reject(new Error('closed'));
+  });
 
   constructor(name: string, config: McpServerConfig, options: McpToolSourceOptions) {
     this.#name = name;
@@ -81,10 +90,32 @@ class McpServerToolSource implements McpToolSource {
     this.#config = config;
     this.#options = options;
     this.#timeoutMs = config.timeoutMs ?? defaultTimeoutMs;
+    this.#whenClosed.catch(() => undefined);
   }
 
   async open(): Promise<void> {
-    this.#transports = this.#options.transports ?? this.#configuredTransports();
+    if (this.#options.transports !== undefined) {
+      this.#transports = this.#options.transports;
+    } else {
+      // A URL that is not one is a mistake in the crew's files: refused, as a tool module that does not load is.
+      const url = this.#config.kind === 'http' ? parseServerUrl(this.#config.url, this.#label) : undefined;
+      let settings: Record<string, string>;
+      try {
+        settings = expandVariables(
+          this.#config.kind === 'http' ? this.#config.headers : this.#config.env,
+          this.#options.env,
+          this.#label,
+        );
+      } catch (error) {
+        if (!isCrewdError(error)) throw error;
+        // A `${VAR}` not set in this environment keeps the server down for good, reported like one that cannot be
+        // reached: `crewd check` lists it with the rest, and `serve` refuses it unless --allow-partial.
+        const prefix = `${this.#label}: `;
+        this.#reason = error.message.startsWith(prefix) ? error.message.slice(prefix.length) : error.message;
+        return;
+      }
+      this.#transports = this.#configuredTransports(url, settings);
+    }
     await this.#attempt();
   }
 
@@ -117,12 +148,22 @@ class McpServerToolSource implements McpToolSource {
   }
 
   status(): ToolSourceStatus {
-    if (this.#client !== undefined) return { label: this.#label, up: true };
-    return { label: this.#label, up: false, reason: this.#reason ?? 'not connected' };
+    const address = this.#address();
+    const where = address === undefined ? {} : { address };
+    if (this.#client !== undefined) return { label: this.#label, up: true, ...where };
+    return { label: this.#label, up: false, reason: this.#reason ?? 'not connected', ...where };
+  }
+
+  /** The URL of an HTTP server whose name is not already its URL (crew.py names servers by their host). */
+  #address(): string | undefined {
+    if (this.#config.kind !== 'http') return undefined;
+    const url = displayName(this.#config.url);
+    return url === displayName(this.#name) ? undefined : url;
   }
 
   async close(): Promise<void> {
     this.#closed = true;
+    this.#onClose();
     clearTimeout(this.#retry);
     this.#retry = undefined;
     const clients = [this.#client, this.#pending].filter((client) => client !== undefined);
@@ -133,22 +174,20 @@ class McpServerToolSource implements McpToolSource {
     await this.#connecting;
   }
 
-  #configuredTransports(): readonly McpTransportOption[] {
+  /** How to reach the server: `url` for an HTTP server, `settings` its headers or a stdio server's environment. */
+  #configuredTransports(
+    url: URL | undefined,
+    settings: Readonly<Record<string, string>>,
+  ): readonly McpTransportOption[] {
     const config = this.#config;
+    if (config.kind === 'http') return httpTransports(url!, settings);
     const env = this.#options.env;
-    if (config.kind === 'http') {
-      return httpTransports(
-        parseServerUrl(config.url, this.#label),
-        expandVariables(config.headers, env, this.#label),
-      );
-    }
-    const serverEnv = expandVariables(config.env, env, this.#label);
     const logger = this.#options.logger;
     return stdioTransports({
       command: config.command,
       args: config.args,
       // PATH only so the command resolves as it would in a shell; everything else must be named in the config.
-      env: { ...(env.PATH === undefined ? {} : { PATH: env.PATH }), ...serverEnv },
+      env: { ...(env.PATH === undefined ? {} : { PATH: env.PATH }), ...settings },
       cwd: config.cwd,
       onStderrLine:
         logger === undefined
@@ -186,8 +225,8 @@ class McpServerToolSource implements McpToolSource {
       this.#pending = client;
       try {
         const requestOptions = { timeout: this.#options.connectTimeoutMs ?? 30_000 };
-        await client.connect(transport, requestOptions);
-        this.#tools = await listTools(client, requestOptions);
+        await Promise.race([client.connect(transport, requestOptions), this.#whenClosed]);
+        this.#tools = await Promise.race([listTools(client, requestOptions), this.#whenClosed]);
         this.#listed = true;
       } catch (error) {
         // Closing waits for a stdio child to end, so its exit code is known before the failure is described.

@@ -3,7 +3,7 @@ import type { CrewDefinition } from '../../../src/domain/crew.ts';
 import { CrewdError, MissingInputsError } from '../../../src/domain/errors.ts';
 import { isFinished } from '../../../src/domain/execution.ts';
 import { approvalCompletes } from '../../../src/engine/execution-standing.ts';
-import type { Execution, ExecutionState } from '../../../src/domain/execution.ts';
+import type { A2aPushTarget, Execution, ExecutionState } from '../../../src/domain/execution.ts';
 import type {
   Caller,
   ExecutionService,
@@ -223,6 +223,19 @@ export class InMemoryExecutionService implements ExecutionService {
       this.#check(caller);
       this.#visible(executionId, caller);
       return this.#deliveries.get(executionId) ?? [];
+    });
+  }
+
+  replaceA2aPush(
+    executionId: string,
+    caller: Caller,
+    update: (current: readonly A2aPushTarget[]) => readonly A2aPushTarget[],
+  ): Promise<Execution> {
+    return settle(() => {
+      this.#check(caller);
+      const execution = this.#visible(executionId, caller);
+      const webhooks = { ...execution.webhooks, a2aPush: update(execution.webhooks.a2aPush ?? []) };
+      return this.put({ ...execution, webhooks });
     });
   }
 

@@ -1,0 +1,247 @@
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { CrewdError, isCrewdError, MissingInputsError } from '../../domain/errors.ts';
+import { noWebhooks } from '../../domain/execution.ts';
+import type { Execution } from '../../domain/execution.ts';
+import type { Caller, ExecutionService } from '../../service/execution-service.ts';
+import { waitUntilSettled } from '../../service/wait-until-settled.ts';
+import type { WaitOptions } from '../../service/wait-until-settled.ts';
+import { requestFieldLimits } from '../request-schemas.ts';
+import { statusViewSchema } from '../response-schemas.ts';
+import { toStatusView } from '../status-view.ts';
+import { executionProgress } from './mcp-progress.ts';
+import { toolError, toolResult } from './mcp-tool-result.ts';
+
+/** How long the kickoff and resume tools wait for a pause or the end when `wait_seconds` is not given, and at most. */
+export const mcpWaitSeconds = { default: 30, max: 300 } as const;
+
+export interface CrewMcpServerOptions {
+  readonly service: ExecutionService;
+  readonly clock: () => Date;
+  /** Whose request this is: every tool acts as this caller, so user tokens reach only their own executions. */
+  readonly caller: Caller;
+  /**
+   * Ends waits early: aborted when crewd shuts down (the tool answers with the execution as it stands), or with the
+   * 401 `CrewdError` once the caller's token is revoked (the tool answers that error).
+   */
+  readonly interrupt: AbortSignal;
+  /** Told of tool failures that are crewd's own (status 500 and up); clients get only the contract's message. */
+  readonly onServerFault: (error: unknown, status: number) => void;
+}
+
+type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
+
+const kib = (bytes: number): string => `${bytes / 1024} KiB`;
+const jsonBytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(value));
+
+const waitSecondsSchema = (defaultSeconds: number) =>
+  z
+    .number()
+    .int()
+    .min(0)
+    .max(mcpWaitSeconds.max)
+    .optional()
+    .describe(
+      `Seconds to wait for the execution to finish or pause for review (default ${defaultSeconds}, ` +
+        `at most ${mcpWaitSeconds.max}; 0 answers at once). It keeps running after the wait either way.`,
+    );
+
+const resumeResultSchema = z.object({
+  status: z.enum(['resumed', 'retrying', 'completed']),
+  message: z.string(),
+  execution: statusViewSchema.describe('The execution after the wait, as the status tool shows it'),
+});
+
+/**
+ * An MCP server over one crew for one request's caller, with three tools: `kickoff` (the crew's inputs are its
+ * arguments), `status` and `resume`. Executions it starts are ordinary ones: listed, streamed and reviewable
+ * everywhere else, and recovered after a restart.
+ */
+export function createCrewMcpServer(options: CrewMcpServerOptions): McpServer {
+  const { service, clock, caller, interrupt, onServerFault } = options;
+  const crew = service.crew;
+  const server = new McpServer(
+    { name: 'crewd', title: crew.name, version: '1.0.0' },
+    {
+      instructions:
+        `Runs the crew "${crew.name}". Call kickoff with its inputs; a paused execution waits for a review that ` +
+        'resume answers; status reads an execution at any time.',
+    },
+  );
+
+  const run = async (work: () => Promise<CallToolResult>): Promise<CallToolResult> => {
+    try {
+      return await work();
+    } catch (error) {
+      const { result, status } = toolError(error);
+      if (status >= 500) onServerFault(error, status);
+      return result;
+    }
+  };
+
+  // The tasks of the version the execution runs on, whatever version is served now.
+  const view = (execution: Execution) => toStatusView(execution, service.crewOf(execution), clock());
+
+  /** Waits for a pause or the end, sending progress notifications when the client asked for them. */
+  const settle = async (
+    executionId: string,
+    seconds: number,
+    extra: Extra,
+    from: Pick<WaitOptions, 'afterSequence'> = {},
+  ): Promise<Execution> => {
+    if (seconds === 0) return service.get(executionId, caller);
+    const progressToken = extra._meta?.progressToken;
+    const progress =
+      progressToken === undefined
+        ? null
+        : executionProgress(crew, (update) => {
+            // A client that went away misses the notification; the wait ends with the request.
+            extra
+              .sendNotification({ method: 'notifications/progress', params: { progressToken, ...update } })
+              .catch(() => undefined);
+          });
+    const signal = AbortSignal.any([extra.signal, interrupt, AbortSignal.timeout(seconds * 1000)]);
+    const waitOptions: WaitOptions =
+      progress === null
+        ? { ...from, signal }
+        : { ...from, signal, onStart: progress.started, onEvent: progress.onEvent };
+    const execution = await waitUntilSettled(service, executionId, caller, waitOptions);
+    if (isCrewdError(interrupt.reason)) throw interrupt.reason;
+    return execution;
+  };
+
+  const inputNames = crew.requiredInputs;
+  const inputShape: Record<string, z.ZodType> = {};
+  for (const name of inputNames) {
+    // Listed as a required string; one missing (or not a string) reaches the tool as undefined, so it answers the
+    // contract's "Missing required inputs" with their names, as POST /kickoff does, rather than a parser's text.
+    inputShape[name] = z
+      .string()
+      .catch(undefined as unknown as string)
+      .describe(`Replaces {${name}} in the crew's agents and tasks`);
+  }
+  // A crew input of the same name wins: the wait then takes its default.
+  const offersWait = !inputNames.includes('wait_seconds');
+  const kickoffSchema = z.object({
+    ...(offersWait ? { wait_seconds: waitSecondsSchema(mcpWaitSeconds.default) } : {}),
+    ...inputShape,
+  });
+
+  server.registerTool(
+    'kickoff',
+    {
+      title: `Run ${crew.name}`,
+      description:
+        `Starts an execution of the crew "${crew.name}" (tasks: ${crew.tasks.map((task) => task.name).join(', ')}) ` +
+        'and waits for it to finish or pause for review. Answers its status: on SUCCESS the result; on PAUSED ' +
+        'pending_human_input (task_id, output) to answer with resume; otherwise kickoff_id and state to follow ' +
+        'with status.',
+      inputSchema: kickoffSchema,
+      outputSchema: statusViewSchema,
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: false,
+        openWorldHint: true,
+      },
+    },
+    (args: Record<string, unknown>, extra) =>
+      run(async () => {
+        const missing = inputNames.filter((name) => typeof args[name] !== 'string');
+        if (missing.length > 0) throw new MissingInputsError(missing);
+        const inputs: Record<string, unknown> = {};
+        for (const name of inputNames) inputs[name] = args[name];
+        if (jsonBytes(inputs) > requestFieldLimits.inputsBytes) {
+          throw new CrewdError(
+            'VALIDATION_ERROR',
+            `inputs must be at most ${kib(requestFieldLimits.inputsBytes)} as JSON`,
+          );
+        }
+        const { kickoffId } = await service.kickoff({
+          inputs,
+          meta: null,
+          webhooks: noWebhooks,
+          idempotencyKey: null,
+          caller,
+        });
+        const seconds = offersWait ? waitSeconds(args['wait_seconds']) : mcpWaitSeconds.default;
+        // A new execution's whole log is short: progress then tells of every task from the first.
+        return toolResult(view(await settle(kickoffId, seconds, extra, { afterSequence: 0 })));
+      }),
+  );
+
+  server.registerTool(
+    'status',
+    {
+      title: 'Execution status',
+      description:
+        "An execution's status, as GET /status/{kickoff_id} answers it: state, result, progress, task outputs " +
+        'and the pending review; with wait_seconds, once it finishes or pauses (or the wait ends).',
+      inputSchema: {
+        kickoff_id: z.string().min(1).describe('The id kickoff answered'),
+        wait_seconds: waitSecondsSchema(0),
+      },
+      outputSchema: statusViewSchema,
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    ({ kickoff_id, wait_seconds }, extra) =>
+      run(async () => toolResult(view(await settle(kickoff_id, wait_seconds ?? 0, extra)))),
+  );
+
+  server.registerTool(
+    'resume',
+    {
+      title: 'Answer a review',
+      description:
+        'Answers the review a PAUSED execution waits for (its pending_human_input), as POST /resume does: ' +
+        'is_approve true continues with the next task, false runs the task again with the feedback. Then ' +
+        'waits like kickoff and answers the execution as it stands.',
+      inputSchema: {
+        execution_id: z.string().min(1).describe('The kickoff_id of the paused execution'),
+        task_id: z.string().min(1).describe('pending_human_input.task_id'),
+        human_feedback: z
+          .string()
+          .refine(
+            (text) => Buffer.byteLength(text) <= requestFieldLimits.feedbackBytes,
+            `must be at most ${kib(requestFieldLimits.feedbackBytes)}`,
+          )
+          .describe('Added to the context of later tasks, or of the retried task; may be empty'),
+        is_approve: z.boolean().describe('true continues; false runs the task again with the feedback'),
+        wait_seconds: waitSecondsSchema(mcpWaitSeconds.default),
+      },
+      outputSchema: resumeResultSchema,
+      annotations: {
+        readOnlyHint: false,
+        destructiveHint: false,
+        idempotentHint: false,
+        openWorldHint: true,
+      },
+    },
+    (args, extra) =>
+      run(async () => {
+        const result = await service.resume({
+          executionId: args.execution_id,
+          taskId: args.task_id,
+          feedback: args.human_feedback,
+          approve: args.is_approve,
+          taskUrl: null,
+          stepUrl: null,
+          crewUrl: null,
+          humanInput: null,
+          events: null,
+          caller,
+        });
+        const execution = await settle(args.execution_id, waitSeconds(args.wait_seconds), extra);
+        return toolResult({ status: result.status, message: result.message, execution: view(execution) });
+      }),
+  );
+
+  return server;
+}
+
+/** The wait a tool was given, or the default. */
+function waitSeconds(value: unknown): number {
+  return typeof value === 'number' ? value : mcpWaitSeconds.default;
+}

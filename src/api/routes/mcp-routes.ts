@@ -1,0 +1,87 @@
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { bearerToken, callerOf } from '../bearer-auth.ts';
+import type { Authenticate } from '../bearer-auth.ts';
+import { createCrewMcpServer } from '../mcp/crew-mcp-server.ts';
+import { defaultTokenRecheckMs, watchStreamToken } from '../stream-token-watch.ts';
+import type { RouteContext, ZodApp } from './route-context.ts';
+
+export interface McpRouteContext extends RouteContext {
+  /** Checks a waiting call's token again, so a revoked token loses its waits as fast as its streams. */
+  readonly authenticate: Authenticate;
+  /** How often a waiting call's token is checked again (default as for event streams). */
+  readonly tokenRecheckMs?: number;
+}
+
+const path = '/mcp';
+
+/**
+ * `{base_url}/mcp`: the crew as an MCP server over Streamable HTTP (CONTRACT §3.7), behind the same bearer tokens
+ * as every route. Paths are relative, so the module serves a crew at the root or under a prefix alike.
+ *
+ * Stateless: every POST gets a fresh server and transport, with no MCP session to keep. What a client follows lives
+ * in the store under an execution id, so any crewd process behind a load balancer answers any request, each request
+ * is authenticated on its own (a revoked token stops at the next call), and a restart loses nothing. Progress goes
+ * out on the tool call's own response stream, so the standalone GET stream a session would offer is not needed.
+ */
+export function registerMcpRoutes(app: ZodApp, context: McpRouteContext): void {
+  const { service, clock, metrics, authenticate } = context;
+  const tokenRecheckMs = context.tokenRecheckMs ?? defaultTokenRecheckMs;
+  // Ends waiting tool calls when the server closes, so shutdown does not wait out their bound.
+  const closing = new AbortController();
+  app.addHook('preClose', (done) => {
+    closing.abort();
+    done();
+  });
+
+  app.post(
+    path,
+    { schema: { summary: 'MCP server (Streamable HTTP)', hide: true } },
+    async (request, reply) => {
+      const caller = callerOf(request);
+      // A wait can outlast the token: once it is revoked, the call ends with the 401 body.
+      const revoked = new AbortController();
+      const token = watchStreamToken({
+        authenticate,
+        secret: bearerToken(request.headers.authorization) ?? '',
+        intervalMs: tokenRecheckMs,
+        onRevoked: (error) => revoked.abort(error),
+      });
+      const server = createCrewMcpServer({
+        service,
+        clock,
+        caller,
+        interrupt: AbortSignal.any([closing.signal, revoked.signal]),
+        onServerFault: (error) => request.log.error({ err: error }, 'MCP tool call failed'),
+      });
+      const transport = new StreamableHTTPServerTransport({});
+      const route = request.routeOptions.url ?? path;
+      reply.hijack();
+      reply.raw.on('close', () => {
+        token.stop();
+        metrics.observeHttpRequest('POST', route, reply.raw.statusCode, reply.elapsedTime / 1000);
+        // Aborts a waiting tool call whose client went away.
+        void server.close();
+      });
+      await server.connect(transport);
+      await transport.handleRequest(request.raw, reply.raw, request.body);
+    },
+  );
+
+  // Without sessions there is no stream to open or session to end: MCP clients take 405 as "not offered".
+  const notOffered = {
+    error: 'Method Not Allowed',
+    message: `${path} takes POST requests only`,
+    code: 'METHOD_NOT_ALLOWED',
+  };
+  for (const method of ['GET', 'DELETE'] as const) {
+    app.route({
+      method,
+      url: path,
+      schema: { hide: true },
+      handler: async (request, reply) => {
+        callerOf(request);
+        return reply.code(405).header('allow', 'POST').send(notOffered);
+      },
+    });
+  }
+}

@@ -1,0 +1,135 @@
+import { randomUUID } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { withProjectEnv } from '../crew/project-env.ts';
+import { CrewdError } from '../domain/errors.ts';
+import type { EngineEvent } from '../domain/events.ts';
+import { addUsage, emptyUsage } from '../domain/usage.ts';
+import { toolRegistryOf } from '../engine/tool.ts';
+import type { JsonValue } from '../flow/cel-values.ts';
+import { checkFlowInputs } from '../flow/flow-state.ts';
+import { loadFlow } from '../flow/load-flow.ts';
+import { MemoryFlowJournal } from '../flow/memory-flow-journal.ts';
+import { runFlow } from '../flow/run-flow.ts';
+import type { FlowOutcome } from '../flow/run-flow.ts';
+import { createModelResolver } from '../llm/resolve-model.ts';
+import type { CliContext } from './cli-context.ts';
+import { scriptedLineSource, terminalLineSource } from './line-source.ts';
+import type { LineSource } from './line-source.ts';
+import { parseJsonObject } from './parse-json-object.ts';
+
+export interface RunFlowOptions {
+  readonly inputs: string;
+  readonly model?: string;
+  readonly outputDir?: string;
+  readonly allowPartial?: boolean;
+  readonly record?: string;
+  readonly feedbackFile?: string;
+}
+
+/**
+ * `crewd run <flow>`: runs a flow to the end in this process. Each `human_feedback` pause shows the method's output
+ * and asks for feedback (empty takes the default outcome); the result goes to stdout, progress to stderr.
+ */
+export async function runFlowInTerminal(
+  target: string,
+  options: RunFlowOptions,
+  context: CliContext,
+): Promise<void> {
+  const { stderr, stdout } = context;
+  const warn = (message: string): void => void stderr.write(`warning: ${message}\n`);
+  const definition = await loadFlow(target, { warn });
+  for (const [flag, given] of [
+    ['--model', options.model],
+    ['--output-dir', options.outputDir],
+    ['--allow-partial', options.allowPartial],
+  ] as const) {
+    if (given !== undefined) warn(`${flag} is not applied to flows yet`);
+  }
+  const inputs = parseJsonObject(options.inputs, '--inputs');
+  const check = checkFlowInputs(definition, inputs);
+  if (check.missing.length > 0 || check.unknown.length > 0 || check.invalid.length > 0) {
+    const problems = [
+      ...check.missing.map((name) => `missing required input '${name}'`),
+      ...check.unknown.map((name) => `unknown input '${name}' (not in the flow's state schema)`),
+      ...check.invalid.map((problem) => `invalid input '${problem.field}': ${problem.message}`),
+    ];
+    throw new CrewdError('MISSING_INPUTS', `The flow's inputs do not fit its state: ${problems.join('; ')}`);
+  }
+  const baseDir = definition.sourceDir ?? path.resolve(target);
+  const env = await withProjectEnv(baseDir, context.env);
+  const scripted = options.feedbackFile === undefined ? undefined : await readLines(options.feedbackFile);
+  let lines: LineSource | undefined;
+  const lineSource = (): LineSource => {
+    lines ??=
+      scripted !== undefined
+        ? scriptedLineSource(scripted, stderr)
+        : context.stdin.isTTY
+          ? terminalLineSource(context.stdin, stderr)
+          : scriptedLineSource(context.stdin, stderr);
+    return lines;
+  };
+  const journal = new MemoryFlowJournal();
+  let usage = emptyUsage;
+  const dependencies = {
+    models: createModelResolver({
+      env,
+      baseDir,
+      ...(options.record === undefined ? {} : { recordFile: options.record }),
+    }),
+    tools: toolRegistryOf([]),
+    defaultModel: env.MODEL === '' ? undefined : env.MODEL,
+    executionId: randomUUID(),
+    onWarning: warn,
+    onEngineEvent: (_method: string, event: EngineEvent) => {
+      if (event.type === 'model-call-end') usage = addUsage(usage, event.usage);
+    },
+  };
+  const onEvent = (event: { type: string; method: string }): void => {
+    if (event.type === 'method-start') stderr.write(`▸ ${event.method}\n`);
+  };
+  try {
+    let outcome: FlowOutcome = await runFlow({ definition, journal, dependencies, inputs, onEvent, warn });
+    while (outcome.status === 'paused') {
+      const rule = '─'.repeat(60);
+      stderr.write(
+        `\n${outcome.method} is waiting for your review:\n${rule}\n${textOf(outcome.output)}\n${rule}\n${outcome.message}\n`,
+      );
+      if (outcome.emit !== undefined)
+        stderr.write(`Outcomes: ${outcome.emit.join(', ')} (empty feedback takes the default)\n`);
+      const feedback = await lineSource().ask('Your feedback: ');
+      if (feedback === undefined)
+        throw new CrewdError('CANCELLED', `No feedback was given for ${outcome.method}: the input ended`);
+      outcome = await runFlow({
+        definition,
+        journal,
+        dependencies,
+        feedback: feedback.trim(),
+        onEvent,
+        warn,
+      });
+    }
+    stdout.write(`${textOf(outcome.result).trim()}\n`);
+    stderr.write(
+      `\nToken usage: ${usage.totalTokens} total (${usage.promptTokens} prompt, ${usage.completionTokens} completion) over ${usage.successfulRequests} model calls\n`,
+    );
+  } finally {
+    lines?.close();
+  }
+}
+
+/** crewAI's CLI prints a result's `raw` when it has one, a string as it is, anything else as JSON. */
+function textOf(value: JsonValue): string {
+  if (typeof value === 'string') return value;
+  if (value !== null && typeof value === 'object' && !Array.isArray(value) && typeof value.raw === 'string')
+    return value.raw;
+  return JSON.stringify(value, null, 2);
+}
+
+async function readLines(file: string): Promise<string[]> {
+  try {
+    return (await readFile(file, 'utf8')).split(/\r?\n/);
+  } catch {
+    throw new CrewdError('VALIDATION_ERROR', `Cannot read the feedback file ${file}`);
+  }
+}

@@ -1,0 +1,44 @@
+import type { EngineEvent } from '../domain/events.ts';
+import type { ToolRegistry } from '../engine/tool.ts';
+import type { ModelResolver } from '../llm/chat-model.ts';
+import type { CelRoot } from './cel-expression.ts';
+import type { JsonValue } from './cel-values.ts';
+import type { PythonActionDefinition } from './flow-definition.ts';
+
+/** Runs `code`, `tool` and `script` actions in Python; the flow loader accepts them only when a runner has one. */
+export interface PythonActionHost {
+  /** `args` is the action's `with:` rendered against the flow's data (undefined without one). */
+  run(
+    action: PythonActionDefinition,
+    args: JsonValue | undefined,
+    context: ActionContext,
+  ): Promise<JsonValue>;
+}
+
+/** What the outside world gives a flow run: models, tools, where inner crew events go. */
+export interface FlowRunDependencies {
+  readonly models: ModelResolver;
+  readonly tools: ToolRegistry;
+  /** The `provider/model` of agents and crews that name none (the MODEL variable). */
+  readonly defaultModel: string | undefined;
+  /** The run's id, as tools see it (the kickoff id). */
+  readonly executionId: string;
+  /** Events of the agents and crews the flow's methods run. */
+  readonly onEngineEvent?: (method: string, event: EngineEvent) => void | Promise<void>;
+  readonly pythonActions?: PythonActionHost;
+  /** Keys of crews read at run time (`from_declaration`) that crewd ignores. */
+  readonly onWarning?: (message: string) => void;
+  readonly clock?: () => Date;
+  readonly newId?: () => string;
+}
+
+/** What one action sees while it runs. */
+export interface ActionContext {
+  readonly method: string;
+  /** The CEL roots: `state`, `outputs` (and `item` inside `each`). */
+  readonly data: Readonly<Partial<Record<CelRoot, unknown>>>;
+  /** The flow file's directory: `from_declaration` paths are resolved in it. */
+  readonly sourceDir: string | undefined;
+  readonly signal: AbortSignal;
+  readonly dependencies: FlowRunDependencies;
+}

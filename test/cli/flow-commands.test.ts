@@ -1,0 +1,66 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { repoRoot, runCrewd } from './crewd-command.ts';
+import { userCrew } from '../support/user-crew.ts';
+
+const exampleFlow = join(repoRoot, 'examples/review-flow');
+const inputs = JSON.stringify({ topic: 'AI agents in production' });
+
+describe('crewd run with a flow', () => {
+  it('runs the example offline, routes it, and publishes on approval', async () => {
+    const result = await runCrewd(['run', userCrew(exampleFlow), '--inputs', inputs], {
+      input: 'approved\n',
+    });
+    expect(result.stderr).toContain('review is waiting for your review:');
+    expect(result.stderr).toContain('Outcomes: approved, needs_changes');
+    expect(result.stderr).not.toContain('stand-in');
+    expect(result.stdout).toMatch(/^PUBLISHED for engineers: AI agents in production fail less/);
+    expect(result.stderr).toMatch(/Token usage: \d+ total .* over 2 model calls/);
+    expect(result.code).toBe(0);
+  });
+
+  it('has the review model classify free-text feedback and sends the draft back', async () => {
+    const result = await runCrewd(['run', userCrew(exampleFlow), '--inputs', inputs], {
+      input: 'add a concrete example\n',
+    });
+    expect(result.stdout.trim()).toBe('Sent back to the writer: add a concrete example');
+    expect(result.code).toBe(0);
+  });
+
+  it('refuses inputs that do not fit the state before anything runs', async () => {
+    const result = await runCrewd(['run', userCrew(exampleFlow), '--inputs', '{"colour": "red"}']);
+    expect(result.stderr).toContain("missing required input 'topic'");
+    expect(result.stderr).toContain("unknown input 'colour'");
+    expect(result.code).toBe(1);
+  });
+});
+
+describe('crewd check with a flow', () => {
+  it('reports methods, inputs and what is not honoured', async () => {
+    const result = await runCrewd(['check', userCrew(exampleFlow)]);
+    expect(result.stdout).toContain('Flow ArticleReviewFlow (flow.yaml)');
+    expect(result.stdout).toMatch(/length_check\s+listen: draft, expression, router → short, long/);
+    expect(result.stdout).toMatch(
+      /review\s+listen: \(short or long\), expression, human feedback → approved, needs_changes/,
+    );
+    expect(result.stdout).toContain('Inputs (state fields): topic, audience');
+    expect(result.code).toBe(0);
+  });
+
+  it('fails naming the file and key of a bad flow', async () => {
+    const dir = userCrew(join(repoRoot, 'test/fixtures/flows/bad-flow'));
+    const result = await runCrewd(['check', dir]);
+    expect(result.stderr).toContain(
+      "flow.yaml (methods.loop.listen): methods.loop.listen listen condition 'loop' references the handler name 'loop'",
+    );
+    expect(result.code).toBe(1);
+  });
+});
+
+describe('crewd serve with a flow', () => {
+  it('refuses to serve a flow rather than one of its crews', async () => {
+    const result = await runCrewd(['serve', userCrew(exampleFlow), '--port', '0']);
+    expect(result.stderr).toContain('holds a flow (crewai.flow/v1); crewd serve does not serve flows yet');
+    expect(result.code).toBe(1);
+  });
+});

@@ -1,0 +1,139 @@
+import { describe, expect, it } from 'vitest';
+import { feedbackOutcome } from '../../src/flow/feedback-outcome.ts';
+import { MemoryFlowJournal } from '../../src/flow/memory-flow-journal.ts';
+import { createModelResolver } from '../../src/llm/resolve-model.ts';
+import { flow, testModel, useFlowHarness } from './flow-harness.ts';
+
+const harness = useFlowHarness();
+
+const reviewFlow = `
+name: Review
+state: {type: dict, default: {draft: "A draft"}}
+methods:
+  write: {start: true, do: {call: expression, expr: "state.draft"}}
+  review:
+    listen: write
+    do: {call: expression, expr: "outputs.write + ' (checked)'"}
+    human_feedback:
+      message: "Approve the draft?"
+      emit: [approved, rejected]
+      default_outcome: rejected
+      llm: ${testModel}
+  publish: {listen: approved, do: {call: expression, expr: "'published: ' + outputs.review.output + ' / ' + outputs.review.feedback"}}
+  discard: {listen: rejected, do: {call: expression, expr: "'discarded'"}}
+`;
+
+describe('pausing and resuming', () => {
+  it('pauses at a human_feedback method with its output, message and outcomes', async () => {
+    const journal = new MemoryFlowJournal();
+    const outcome = await harness.run(flow(reviewFlow), { journal });
+    expect(outcome).toMatchObject({
+      status: 'paused',
+      method: 'review',
+      output: 'A draft (checked)',
+      message: 'Approve the draft?',
+      emit: ['approved', 'rejected'],
+    });
+    expect(harness.fake.requests).toHaveLength(0);
+  });
+
+  it('routes an exact outcome label without asking the model, and exposes the review in outputs', async () => {
+    const journal = new MemoryFlowJournal();
+    await harness.run(flow(reviewFlow), { journal });
+    harness.started.length = 0;
+    const outcome = await harness.run(flow(reviewFlow), { journal, feedback: 'approved' });
+    expect(outcome).toMatchObject({ status: 'completed', result: 'published: A draft (checked) / approved' });
+    // `review` starts again as in crewAI's resume (its action's output comes from the journal); `write` does not.
+    expect(harness.started).toEqual(['review', 'publish']);
+    expect(harness.fake.requests).toHaveLength(0);
+  });
+
+  it('takes empty feedback as the default outcome (default outcome routes)', async () => {
+    const journal = new MemoryFlowJournal();
+    await harness.run(flow(reviewFlow), { journal });
+    expect(await harness.run(flow(reviewFlow), { journal, feedback: '  ' })).toMatchObject({
+      result: 'discarded',
+    });
+  });
+
+  it('asks the method model to classify free text (collapses and routes)', async () => {
+    harness.fake.respondWith(() => ({ content: '{"outcome": "approved"}' }));
+    const journal = new MemoryFlowJournal();
+    await harness.run(flow(reviewFlow), { journal });
+    const outcome = await harness.run(flow(reviewFlow), { journal, feedback: 'ship it' });
+    expect(outcome).toMatchObject({ result: 'published: A draft (checked) / ship it' });
+    const prompt = harness.fake.requests[0]?.body.messages[0].content as string;
+    expect(prompt).toContain('Feedback: ship it');
+    expect(prompt).toContain('Possible outcomes: approved, rejected');
+  });
+
+  it('gives a review without outcomes to its listeners as the feedback result', async () => {
+    const definition = flow(`
+name: Plain
+methods:
+  draft: {start: true, do: {call: expression, expr: "'text'"}, human_feedback: {message: Looks right?}}
+  after: {listen: draft, do: {call: expression, expr: "outputs.draft.feedback + ':' + outputs.draft.output"}}
+`);
+    const journal = new MemoryFlowJournal();
+    expect(await harness.run(definition, { journal })).toMatchObject({ status: 'paused', emit: undefined });
+    expect(await harness.run(definition, { journal, feedback: 'looks good' })).toMatchObject({
+      result: 'looks good:text',
+    });
+  });
+
+  it('refuses feedback when nothing waits for it', async () => {
+    const journal = new MemoryFlowJournal();
+    await harness.run(flow(reviewFlow), { journal });
+    await harness.run(flow(reviewFlow), { journal, feedback: 'approved' });
+    await expect(harness.run(flow(reviewFlow), { journal, feedback: 'again' })).rejects.toThrow(
+      'Execution is not in pending human input state',
+    );
+  });
+});
+
+describe('outcome classification', () => {
+  const emit = ['approved', 'rejected', 'needs_work'];
+  const model = () =>
+    createModelResolver({
+      env: { OPENAI_BASE_URL: harness.fake.url, OPENAI_API_KEY: 'sk-test' },
+      baseDir: import.meta.dirname,
+      timeoutMs: 10_000,
+      retry: { maxRetries: 0, baseDelayMs: 1, maxDelayMs: 2 },
+    })(testModel);
+
+  it('uses default_outcome, else the first outcome, for empty feedback', async () => {
+    expect(
+      await feedbackOutcome({ feedback: '', emit, defaultOutcome: 'needs_work', model: undefined }),
+    ).toBe('needs_work');
+    expect(await feedbackOutcome({ feedback: '', emit, defaultOutcome: undefined, model: undefined })).toBe(
+      'approved',
+    );
+    expect(
+      await feedbackOutcome({ feedback: 'x', emit: undefined, defaultOutcome: undefined, model: undefined }),
+    ).toBeNull();
+  });
+
+  it('matches a plain answer case-insensitively when the answer is not JSON', async () => {
+    harness.fake.respondWith(() => ({ content: 'Rejected' }));
+    expect(
+      await feedbackOutcome({ feedback: 'no way', emit, defaultOutcome: undefined, model: model() }),
+    ).toBe('rejected');
+  });
+
+  it('falls back to a plain call, taking the longest outcome it names, when the structured call fails', async () => {
+    harness.fake.enqueue(
+      { status: 400, errorMessage: 'response_format unsupported' },
+      { content: 'I think it needs_work, not rejected.' },
+    );
+    expect(await feedbackOutcome({ feedback: 'meh', emit, defaultOutcome: undefined, model: model() })).toBe(
+      'needs_work',
+    );
+  });
+
+  it('falls back to the first outcome when the model names none or fails', async () => {
+    harness.fake.respondWith(() => ({ content: 'no idea' }));
+    expect(await feedbackOutcome({ feedback: 'hmm', emit, defaultOutcome: undefined, model: model() })).toBe(
+      'approved',
+    );
+  });
+});
