@@ -294,6 +294,9 @@ async function wire(
   const services = new Map<string, DurableExecutionService>();
   for (const [name, crewVersions] of versions) {
     const runnable = await crewVersions.runnableOf(crewVersions.servedVersion);
+    // Schedules and triggers kept before servers named their crews are under the crew's own name.
+    const own = runnable!.crew.name;
+    if (own !== name && !versions.has(own)) await store.moveCrewSchedules(own, name);
     services.set(
       name,
       new DurableExecutionService({

@@ -17,4 +17,10 @@ export interface ScheduleStore {
   findTrigger(name: string): Promise<Trigger | null>;
   listTriggers(): Promise<readonly Trigger[]>;
   deleteTrigger(name: string): Promise<boolean>;
+
+  /**
+   * Gives the schedules and triggers kept under crew `from` to crew `to`; returns how many. Before servers named
+   * their crews, these were kept under the crew's own name, which the name it is served as may differ from.
+   */
+  moveCrewSchedules(from: string, to: string): Promise<number>;
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { StoreHarness } from './store-harness.ts';
+import { noWebhooks } from '../../src/domain/execution.ts';
 import { at, newExecution, tokenRecord } from './store-fixtures.ts';
 
 /** Executions and tokens of named crews, and crew versions. */
@@ -29,6 +30,42 @@ export function describeCrewStoreContract(harness: StoreHarness): void {
       expect(page.items.map((item) => item.id)).toEqual([notes.execution.id, older.execution.id]);
       const both = await store.listExecutions({ limit: 10, crews: ['notes', 'briefs'] });
       expect(both.items).toHaveLength(3);
+    });
+
+    it("gives the schedules and triggers kept under a crew's own name to the name it is served as", async () => {
+      const store = await harness.open();
+      const schedule = {
+        id: 'schedule-1',
+        crew: 'Research Crew',
+        name: null,
+        cron: '0 3 * * *',
+        timezone: 'UTC',
+        inputs: {},
+        meta: null,
+        webhooks: noWebhooks,
+        paused: false,
+        owner: { tokenId: 'token-1', kind: 'org' as const, userId: null },
+        createdAt: at(1),
+        lastDueAt: null,
+      };
+      await store.createSchedule(schedule);
+      await store.createSchedule({ ...schedule, id: 'schedule-2', crew: 'other' });
+      const trigger = {
+        name: 'orders',
+        crew: 'Research Crew',
+        secret: 'whsec_x',
+        inputs: {},
+        createdAt: at(1),
+      };
+      await store.createTrigger(trigger);
+      await store.createTrigger({ ...trigger, name: 'any', crew: null });
+
+      expect(await store.moveCrewSchedules('Research Crew', 'research')).toBe(2);
+      expect(await store.moveCrewSchedules('Research Crew', 'research')).toBe(0);
+      expect((await store.listSchedules('research')).map((kept) => kept.id)).toEqual(['schedule-1']);
+      expect((await store.listSchedules('other')).map((kept) => kept.id)).toEqual(['schedule-2']);
+      expect((await store.findTrigger('orders'))?.crew).toBe('research');
+      expect((await store.findTrigger('any'))?.crew).toBeNull();
     });
 
     it('keeps versions by content: the same files are the same version, numbered per crew', async () => {

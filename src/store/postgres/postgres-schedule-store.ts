@@ -36,6 +36,12 @@ const insertTrigger = namedQuery(
 const selectTrigger = namedQuery('select_trigger', 'SELECT * FROM triggers WHERE name = :name');
 const selectTriggers = namedQuery('select_triggers', 'SELECT * FROM triggers ORDER BY name');
 const deleteTrigger = namedQuery('delete_trigger', 'DELETE FROM triggers WHERE name = :name RETURNING name');
+const moveCrewSchedules = namedQuery(
+  'move_crew_schedules',
+  `WITH schedules_moved AS (UPDATE schedules SET crew = :to WHERE crew = :from RETURNING id),
+     triggers_moved AS (UPDATE triggers SET crew = :to WHERE crew = :from RETURNING name)
+   SELECT id FROM schedules_moved UNION ALL SELECT name FROM triggers_moved`,
+);
 
 export function postgresScheduleStore({ query }: PostgresContext): ScheduleStore {
   return {
@@ -61,5 +67,7 @@ export function postgresScheduleStore({ query }: PostgresContext): ScheduleStore
     },
     listTriggers: async () => (await query(selectTriggers)).map(decodeTrigger),
     deleteTrigger: async (name) => (await query(deleteTrigger, { name })).length > 0,
+
+    moveCrewSchedules: async (from, to) => (await query(moveCrewSchedules, { from, to })).length,
   };
 }

@@ -22,6 +22,8 @@ const insertTrigger = `
 const selectTrigger = 'SELECT * FROM triggers WHERE name = ?';
 const selectTriggers = 'SELECT * FROM triggers ORDER BY name';
 const deleteTrigger = 'DELETE FROM triggers WHERE name = ?';
+const moveSchedules = 'UPDATE schedules SET crew = ? WHERE crew = ?';
+const moveTriggers = 'UPDATE triggers SET crew = ? WHERE crew = ?';
 
 export function sqliteScheduleStore({ statement, writes }: SqliteContext): ScheduleStore {
   return {
@@ -53,5 +55,10 @@ export function sqliteScheduleStore({ statement, writes }: SqliteContext): Sched
       }),
     listTriggers: () => settle(() => statement(selectTriggers).all().map(decodeTrigger)),
     deleteTrigger: (name) => writes.write(() => statement(deleteTrigger).run(name).changes > 0),
+
+    moveCrewSchedules: (from, to) =>
+      writes.write(
+        () => statement(moveSchedules).run(to, from).changes + statement(moveTriggers).run(to, from).changes,
+      ),
   };
 }
