@@ -34,7 +34,10 @@ export function registerTriggersCommand(program: Command, context: CliContext): 
       .description('create a trigger; its signing secret is the last line of output, shown only this once'),
   )
     .argument('<name>', 'the name in its URL: {base_url}/triggers/<name>')
-    .option('--crew <name>', 'the one crew it may start (default: whichever crew it is posted to)')
+    .option(
+      '--crew <name>',
+      'the one crew it may start, by the name it is served as (default: whichever crew it is posted to)',
+    )
     .option('--inputs <json>', 'inputs every execution it starts gets, beside crewai_trigger_payload', '{}')
     .action((name: string, options: CreateOptions) =>
       withDatabase(options, async (store) => {
