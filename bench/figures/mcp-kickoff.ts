@@ -8,6 +8,7 @@ import { crewdClient } from '../lib/crewd-client.ts';
 import { benchToken, profileArgs, startCrewdServer } from '../lib/crewd-server.ts';
 import { startFakeModel } from '../lib/fake-model.ts';
 import { runFigure } from '../lib/figure-main.ts';
+import { alternateRounds } from '../lib/alternate-rounds.ts';
 import { median, spread } from '../lib/stats.ts';
 
 const figure = '12 MCP kickoff to result';
@@ -52,35 +53,13 @@ runFigure(
             throw new Error('the HTTP status had no result');
         };
 
-        const warmup = quick ? 5 : 30;
-        for (let index = 0; index < warmup; index += 1) {
-          await viaMcp();
-          await viaHttp();
-        }
         // One execution at a time, the two ways alternating, so noise from another process lands on both alike.
         const rounds = quick ? 3 : 10;
         const perRound = quick ? 20 : 40;
-        const mcpMedians: number[] = [];
-        const httpMedians: number[] = [];
-        const ratios: number[] = [];
-        for (let round = 0; round < rounds; round += 1) {
-          const mcpTimes: number[] = [];
-          const httpTimes: number[] = [];
-          for (let index = 0; index < perRound; index += 1) {
-            const pair = [
-              [viaMcp, mcpTimes],
-              [viaHttp, httpTimes],
-            ] as const;
-            for (const [run, times] of index % 2 === 0 ? pair : [...pair].reverse()) {
-              const started = performance.now();
-              await run();
-              times.push(performance.now() - started);
-            }
-          }
-          mcpMedians.push(median(mcpTimes));
-          httpMedians.push(median(httpTimes));
-          ratios.push(median(mcpTimes) / median(httpTimes));
-        }
+        const medians = await alternateRounds(viaMcp, viaHttp, { warmup: quick ? 5 : 30, rounds, perRound });
+        const mcpMedians = medians.measured;
+        const httpMedians = medians.baseline;
+        const ratios = mcpMedians.map((ms, round) => ms / httpMedians[round]!);
         const ratio = spread(ratios);
         const mcpMs = median(mcpMedians);
         const httpMs = median(httpMedians);

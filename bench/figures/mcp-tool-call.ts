@@ -14,6 +14,7 @@ import type { McpServerConfig } from '../../src/domain/crew.ts';
 import { createToolBox } from '../../src/engine/tool-box.ts';
 import { createMcpToolSource } from '../../src/tools/mcp/index.ts';
 import { runFigure } from '../lib/figure-main.ts';
+import { alternateRounds } from '../lib/alternate-rounds.ts';
 import { median, spread } from '../lib/stats.ts';
 
 const overHttp = process.env.BENCH_MCP_TRANSPORT === 'http';
@@ -85,35 +86,13 @@ runFigure({ figure, metric: 'crewd minus SDK client, per call', target }, async 
       if (result.isError === true) throw new Error('the direct call failed');
     };
 
-    const warmup = quick ? 50 : 300;
-    for (let index = 0; index < warmup; index += 1) {
-      await viaCrewd();
-      await direct();
-    }
     // Calls alternate one by one, so noise from another process lands on both sides alike.
     const rounds = quick ? 3 : 15;
     const perRound = quick ? 50 : 200;
-    const overheads: number[] = [];
-    const directMedians: number[] = [];
-    const crewdMedians: number[] = [];
-    for (let round = 0; round < rounds; round += 1) {
-      const crewdTimes: number[] = [];
-      const directTimes: number[] = [];
-      for (let index = 0; index < perRound; index += 1) {
-        const pair = [
-          [viaCrewd, crewdTimes],
-          [direct, directTimes],
-        ] as const;
-        for (const [run, times] of index % 2 === 0 ? pair : [...pair].reverse()) {
-          const started = performance.now();
-          await run();
-          times.push(performance.now() - started);
-        }
-      }
-      crewdMedians.push(median(crewdTimes));
-      directMedians.push(median(directTimes));
-      overheads.push(median(crewdTimes) - median(directTimes));
-    }
+    const medians = await alternateRounds(viaCrewd, direct, { warmup: quick ? 50 : 300, rounds, perRound });
+    const crewdMedians = medians.measured;
+    const directMedians = medians.baseline;
+    const overheads = crewdMedians.map((ms, round) => ms - directMedians[round]!);
     const overhead = spread(overheads);
     const baselineMs = median(directMedians);
     return [

@@ -11,6 +11,7 @@ import { createToolBox } from '../../src/engine/tool-box.ts';
 import { PythonToolSource } from '../../src/tools/python/python-tool-source.ts';
 import { runFigure } from '../lib/figure-main.ts';
 import { rssOf } from '../lib/proc-readings.ts';
+import { alternateRounds } from '../lib/alternate-rounds.ts';
 import { median, spread } from '../lib/stats.ts';
 
 const figure = '14 Python tool call';
@@ -93,35 +94,13 @@ runFigure({ figure, metric: 'crewd minus bare pipe, per call', target }, async (
       if (text !== 'echo: Lisbon') throw new Error(`unexpected answer: ${text}`);
     };
 
-    const warmup = quick ? 50 : 300;
-    for (let index = 0; index < warmup; index += 1) {
-      await viaCrewd();
-      await direct();
-    }
     // Calls alternate one by one, so noise from another process lands on both sides alike.
     const rounds = quick ? 3 : 15;
     const perRound = quick ? 50 : 200;
-    const overheads: number[] = [];
-    const directMedians: number[] = [];
-    const crewdMedians: number[] = [];
-    for (let round = 0; round < rounds; round += 1) {
-      const crewdTimes: number[] = [];
-      const directTimes: number[] = [];
-      for (let index = 0; index < perRound; index += 1) {
-        const pair = [
-          [viaCrewd, crewdTimes],
-          [direct, directTimes],
-        ] as const;
-        for (const [run, times] of index % 2 === 0 ? pair : [...pair].reverse()) {
-          const started = performance.now();
-          await run();
-          times.push(performance.now() - started);
-        }
-      }
-      crewdMedians.push(median(crewdTimes));
-      directMedians.push(median(directTimes));
-      overheads.push(median(crewdTimes) - median(directTimes));
-    }
+    const medians = await alternateRounds(viaCrewd, direct, { warmup: quick ? 50 : 300, rounds, perRound });
+    const crewdMedians = medians.measured;
+    const directMedians = medians.baseline;
+    const overheads = crewdMedians.map((ms, round) => ms - directMedians[round]!);
     const overhead = spread(overheads.map((ms) => ms * 1000));
     const baselineUs = median(directMedians) * 1000;
     const hosts = toolHostPids();

@@ -54,3 +54,33 @@ export function scriptedLineSource(input: Readable | readonly string[], output: 
     close: () => reader?.close(),
   };
 }
+
+/** A line source opened on first use; `close` closes it only if it was opened. */
+export interface LazyLineSource {
+  readonly open: () => LineSource;
+  close(): void;
+}
+
+/**
+ * Where review answers come from: the lines of a feedback file when given, else the terminal when stdin is one,
+ * else stdin's lines as they come.
+ */
+export function lazyLineSource(
+  scripted: readonly string[] | undefined,
+  stdin: Readable & { readonly isTTY?: boolean },
+  stderr: Writable,
+): LazyLineSource {
+  let lines: LineSource | undefined;
+  return {
+    open: () => {
+      lines ??=
+        scripted !== undefined
+          ? scriptedLineSource(scripted, stderr)
+          : stdin.isTTY === true
+            ? terminalLineSource(stdin, stderr)
+            : scriptedLineSource(stdin, stderr);
+      return lines;
+    },
+    close: () => lines?.close(),
+  };
+}

@@ -12,8 +12,7 @@ import { openCrewRuntime, type CrewRuntime } from '../runtime/crew-runtime.ts';
 import { crewdStatePaths, workspaceRoot } from '../workspace/execution-workspace.ts';
 import { WorkspaceFiles } from '../workspace/workspace-files.ts';
 import type { CliContext } from './cli-context.ts';
-import { scriptedLineSource, terminalLineSource } from './line-source.ts';
-import type { LineSource } from './line-source.ts';
+import { lazyLineSource } from './line-source.ts';
 import { withModel } from './override-model.ts';
 import { parseJsonObject } from './parse-json-object.ts';
 import { promptReviewer } from './review-prompt.ts';
@@ -80,16 +79,8 @@ interface OpenCrew extends CliContext {
 async function runOpenCrew(runtime: CrewRuntime, inputs: CrewInputs, context: OpenCrew): Promise<void> {
   const { stderr, stdout, scripted } = context;
   const { crew, models, tools, defaultModel } = runtime;
-  let lines: LineSource | undefined;
-  const lineSource = (): LineSource => {
-    lines ??=
-      scripted !== undefined
-        ? scriptedLineSource(scripted, stderr)
-        : context.stdin.isTTY
-          ? terminalLineSource(context.stdin, stderr)
-          : scriptedLineSource(context.stdin, stderr);
-    return lines;
-  };
+  const lines = lazyLineSource(scripted, context.stdin, stderr);
+  const lineSource = lines.open;
   const progress = createRunProgress(stderr);
   const reviewer = promptReviewer(lineSource, stderr);
   const controller = new AbortController();
@@ -116,7 +107,7 @@ async function runOpenCrew(runtime: CrewRuntime, inputs: CrewInputs, context: Op
     stderr.write(`\n${usageSummary(result.usage)}\n`);
   } finally {
     progress.stop();
-    lines?.close();
+    lines.close();
     process.off('SIGINT', interrupt);
     process.off('SIGTERM', interrupt);
   }

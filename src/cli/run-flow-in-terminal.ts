@@ -14,8 +14,7 @@ import { runFlow } from '../flow/run-flow.ts';
 import type { FlowOutcome } from '../flow/run-flow.ts';
 import { createModelResolver } from '../llm/resolve-model.ts';
 import type { CliContext } from './cli-context.ts';
-import { scriptedLineSource, terminalLineSource } from './line-source.ts';
-import type { LineSource } from './line-source.ts';
+import { lazyLineSource } from './line-source.ts';
 import { parseJsonObject } from './parse-json-object.ts';
 
 export interface RunFlowOptions {
@@ -59,16 +58,8 @@ export async function runFlowInTerminal(
   const baseDir = definition.sourceDir ?? path.resolve(target);
   const env = await withProjectEnv(baseDir, context.env);
   const scripted = options.feedbackFile === undefined ? undefined : await readLines(options.feedbackFile);
-  let lines: LineSource | undefined;
-  const lineSource = (): LineSource => {
-    lines ??=
-      scripted !== undefined
-        ? scriptedLineSource(scripted, stderr)
-        : context.stdin.isTTY
-          ? terminalLineSource(context.stdin, stderr)
-          : scriptedLineSource(context.stdin, stderr);
-    return lines;
-  };
+  const lines = lazyLineSource(scripted, context.stdin, stderr);
+  const lineSource = lines.open;
   const journal = new MemoryFlowJournal();
   let usage = emptyUsage;
   const dependencies = {
@@ -114,7 +105,7 @@ export async function runFlowInTerminal(
       `\nToken usage: ${usage.totalTokens} total (${usage.promptTokens} prompt, ${usage.completionTokens} completion) over ${usage.successfulRequests} model calls\n`,
     );
   } finally {
-    lines?.close();
+    lines.close();
   }
 }
 
