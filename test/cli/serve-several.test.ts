@@ -67,7 +67,7 @@ describe('crewd serve with several crews', () => {
     const refused = await runCrewd(['serve', exampleCrew, flow, '--database', database]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toBe(
-      `crewd: ${flow} is a flow: crewd serve serves crews only for now; serve the crews the flow uses instead\n`,
+      `crewd: ${flow} holds a flow (crewai.flow/v1); crewd serve does not serve flows yet. Run it with crewd run, or serve one of its crews with --crew <name>\n`,
     );
 
     const badName = await runCrewd(['serve', `Big Name=${exampleCrew}`, '--database', database]);
