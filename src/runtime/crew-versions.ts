@@ -137,6 +137,23 @@ export class CrewVersions implements CrewVersionSource, CrewVersionListing, Crew
   async deployAgain(): Promise<{ readonly version: number; readonly created: boolean }> {
     const files = await readCrewSnapshot(this.options.dir);
     const runtime = await this.options.open(this.options.dir);
+    const saved = await this.#keep(runtime, files);
+    const served = await this.options.store.servedCrewVersion(this.options.name);
+    if (served === null || served.deployed !== saved.version) {
+      await this.options.store.serveCrewVersion(this.options.name, saved.version, this.options.clock(), true);
+      this.#served = saved.version;
+    }
+    return saved;
+  }
+
+  /**
+   * Keeps `files` as a version, with the runtime opened on them as that version's (or closes the runtime when the
+   * version is loaded already); the runtime is closed when the version cannot be kept.
+   */
+  async #keep(
+    runtime: CrewRuntime,
+    files: CrewSnapshot,
+  ): Promise<{ readonly version: number; readonly created: boolean }> {
     let saved: { readonly version: number; readonly created: boolean };
     try {
       saved = await saveVersion(this.options, files);
@@ -150,11 +167,6 @@ export class CrewVersions implements CrewVersionSource, CrewVersionListing, Crew
       const loaded = { runtime, runnable: this.options.runnable(runtime) };
       this.#loaded.set(saved.version, loaded);
       this.#loading.set(saved.version, Promise.resolve(loaded));
-    }
-    const served = await this.options.store.servedCrewVersion(this.options.name);
-    if (served === null || served.deployed !== saved.version) {
-      await this.options.store.serveCrewVersion(this.options.name, saved.version, this.options.clock(), true);
-      this.#served = saved.version;
     }
     return saved;
   }
@@ -181,20 +193,7 @@ export class CrewVersions implements CrewVersionSource, CrewVersionListing, Crew
         },
       );
     }
-    let saved: { readonly version: number; readonly created: boolean };
-    try {
-      saved = await saveVersion(this.options, files);
-    } catch (error) {
-      await runtime.close();
-      throw error;
-    }
-    if (this.#loaded.has(saved.version)) {
-      await runtime.close();
-    } else {
-      const loaded = { runtime, runnable: this.options.runnable(runtime) };
-      this.#loaded.set(saved.version, loaded);
-      this.#loading.set(saved.version, Promise.resolve(loaded));
-    }
+    const saved = await this.#keep(runtime, files);
     await this.options.store.serveCrewVersion(this.options.name, saved.version, this.options.clock(), true);
     this.#served = saved.version;
     return saved;
