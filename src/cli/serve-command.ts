@@ -81,6 +81,9 @@ export function registerServeCommand(program: Command, context: CliContext): voi
           });
         }
       };
+      // Listened for before the server starts: a signal that comes while it starts (its listener may already answer)
+      // shuts it down cleanly once started, rather than ending the process by the signal.
+      const stopping = stopSignal(context.stdout);
       let server: RunningServer | undefined = await start(config, env);
       context.stdout.write(welcome(crews, server, devToken));
 
@@ -125,7 +128,7 @@ export function registerServeCommand(program: Command, context: CliContext): voi
             )
           : [];
 
-      const signal = await stopSignal(context.stdout);
+      const signal = await stopping;
       context.stdout.write(`Received ${signal}, shutting down…\n`);
       for (const watcher of watchers) watcher.close();
       await reloading;
