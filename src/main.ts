@@ -497,8 +497,10 @@ function startScheduler(parts: {
     executions: parts.service,
     crew: parts.name,
     clock: parts.clock,
-    tokenActive: async (tokenId) =>
-      (await parts.tokens.list()).some((token) => token.id === tokenId && token.revokedAt === null),
+    activeTokenIds: async () =>
+      new Set(
+        (await parts.tokens.list()).filter((token) => token.revokedAt === null).map((token) => token.id),
+      ),
     onTick: (outcome) => {
       const fields = {
         crew: parts.name,

@@ -99,14 +99,7 @@ export class Notifications {
   humanInputRequested(execution: Execution, output: TaskOutput): NewOutboxMessage[] {
     const target = execution.webhooks.humanInput;
     if (target === null) return [];
-    const payload = humanInputPayload(
-      execution.id,
-      output,
-      output.taskId,
-      output.agent,
-      output.attempt,
-      execution.meta,
-    );
+    const payload = humanInputRequest(execution, output);
     return [this.#message('human_input', target.url, payload, humanInputHeaders(target.authentication))];
   }
 
@@ -118,14 +111,7 @@ export class Notifications {
   ): NewOutboxMessage[] {
     const target = execution.webhooks.humanInput;
     if (target === null) return [];
-    const request = humanInputPayload(
-      execution.id,
-      output,
-      output.taskId,
-      output.agent,
-      output.attempt,
-      execution.meta,
-    );
+    const request = humanInputRequest(execution, output);
     return [
       this.#message(
         'human_input',
@@ -148,4 +134,9 @@ export class Notifications {
   ): NewOutboxMessage {
     return { id: `msg_${this.newId()}`, kind, url, payload, headers };
   }
+}
+
+/** The human-input payload of a review: what asks for it, and what tells of its deadline. */
+function humanInputRequest(execution: Execution, output: TaskOutput) {
+  return humanInputPayload(execution.id, output, output.taskId, output.agent, output.attempt, execution.meta);
 }

@@ -24,8 +24,8 @@ export interface SchedulerDeps {
   readonly executions: Pick<ExecutionService, 'kickoff'>;
   readonly crew: string;
   readonly clock: () => Date;
-  /** Whether the token a schedule was made with still works: a revoked token's schedules start nothing. */
-  readonly tokenActive: (tokenId: string) => Promise<boolean>;
+  /** The ids of the tokens that still work, read once a pass: a revoked token's schedules start nothing. */
+  readonly activeTokenIds: () => Promise<ReadonlySet<string>>;
   readonly onTick: (outcome: TickOutcome) => void;
   readonly onError: (error: unknown) => void;
   /** How often schedules are looked at, in real time; the clock decides what is due (default 1 s). */
@@ -79,21 +79,30 @@ export class Scheduler {
       return dueAt === null ? [] : [{ schedule, dueAt }];
     });
     const outcomes: TickOutcome[] = [];
+    if (due.length === 0) return outcomes;
+    const active = await this.#deps.activeTokenIds();
     for (let index = 0; index < due.length; index += startsAtOnce) {
       const batch = due.slice(index, index + startsAtOnce);
-      const started = await Promise.all(batch.map(({ schedule, dueAt }) => this.#tick(schedule, dueAt, now)));
+      const started = await Promise.all(
+        batch.map(({ schedule, dueAt }) => this.#tick(schedule, dueAt, now, active)),
+      );
       outcomes.push(...started.filter((outcome) => outcome !== null));
     }
     return outcomes;
   }
 
-  async #tick(schedule: Schedule, dueAt: Date, now: Date): Promise<TickOutcome | null> {
+  async #tick(
+    schedule: Schedule,
+    dueAt: Date,
+    now: Date,
+    active: ReadonlySet<string>,
+  ): Promise<TickOutcome | null> {
     // A paused schedule's ticks pass unstarted, so resuming it does not start the one it missed.
     if (schedule.paused) {
       await this.#deps.store.markScheduleDue(schedule.id, dueAt);
       return null;
     }
-    const outcome = (await this.#deps.tokenActive(schedule.owner.tokenId))
+    const outcome = active.has(schedule.owner.tokenId)
       ? await this.#start(schedule, dueAt, now)
       : {
           kind: 'refused' as const,
