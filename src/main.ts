@@ -276,6 +276,7 @@ async function wire(
     clock,
     lease,
     scanMs: config.claimScanMs,
+    crews: [...versions.keys()],
     ...(config.tokenConcurrency === undefined ? {} : { runningPerToken: config.tokenConcurrency }),
     onClaimed: (claimed) => {
       const taken = claimed.filter(

@@ -10,6 +10,8 @@ export interface ExecutionClaimsDeps {
   readonly scanMs: number;
   /** Executions one token may have running at once, across every process (`CREWD_TOKEN_CONCURRENCY`). */
   readonly runningPerToken?: number;
+  /** The crews this process serves (by name): it claims only their executions, since it could run no other. */
+  readonly crews?: readonly string[];
   readonly onClaimed?: (claimed: readonly ClaimedExecution[]) => void;
   readonly onError: (error: unknown) => void;
 }
@@ -71,15 +73,11 @@ export class ExecutionClaims {
     const { owner, durationMs } = this.deps.lease;
     const until = new Date(now.getTime() + durationMs);
     const inHand = this.deps.dispatcher.inHand();
-    const { runningPerToken } = this.deps;
-    const claimed = await this.deps.store.claimExecutions(
-      owner,
-      now,
-      until,
-      room,
-      inHand,
-      runningPerToken === undefined ? {} : { runningPerToken },
-    );
+    const { runningPerToken, crews } = this.deps;
+    const claimed = await this.deps.store.claimExecutions(owner, now, until, room, inHand, {
+      ...(runningPerToken === undefined ? {} : { runningPerToken }),
+      ...(crews === undefined ? {} : { crews }),
+    });
     if (claimed.length > 0) this.deps.onClaimed?.(claimed);
     for (const execution of claimed) this.deps.dispatcher.submit(execution.id);
     // Full: more may be waiting. Asking again (there is no room now) gets this process woken when a run ends.

@@ -139,6 +139,12 @@ export interface ExecutionLease {
 export interface ClaimOptions {
   /** Executions one token may have running at once (RUNNING, or PENDING and leased); no limit when absent. */
   readonly runningPerToken?: number;
+  /**
+   * Only executions of these crews (by the names they are served as): a process claims only what it can run, so
+   * another crew's execution is never held by a process that would leave it until its lease ran out. Every
+   * crew's when absent.
+   */
+  readonly crews?: readonly string[];
 }
 
 export interface ClaimedExecution {

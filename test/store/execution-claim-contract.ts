@@ -86,6 +86,49 @@ export function describeExecutionClaimContract(harness: StoreHarness): void {
       ]);
     });
 
+    it("claims only the executions of the crews the claimer serves, including a dead process's", async () => {
+      const a = await liveProcess(harness, 'process-a');
+      const briefs = (await a.createExecution(newExecution({ createdAt: at(1), crew: 'briefs' }))).execution
+        .id;
+      const notes = (await a.createExecution(newExecution({ createdAt: at(2), crew: 'notes' }))).execution.id;
+      const orphaned = (
+        await a.createExecution(
+          newExecution({
+            createdAt: at(3),
+            crew: 'briefs',
+            lease: { owner: 'process-gone', until: at(100) },
+          }),
+        )
+      ).execution.id;
+
+      expect(await a.claimExecutions('process-a', at(10), at(40), 10, [], { crews: ['notes'] })).toEqual([
+        { id: notes, state: 'PENDING', takenFrom: null },
+      ]);
+      expect(await a.claimExecutions('process-a', at(11), at(40), 10, [], { crews: ['notes'] })).toEqual([]);
+      expect(await a.claimExecutions('process-b', at(12), at(40), 10, [], { crews: ['briefs'] })).toEqual([
+        { id: briefs, state: 'PENDING', takenFrom: null },
+        { id: orphaned, state: 'PENDING', takenFrom: 'process-gone' },
+      ]);
+    });
+
+    it("does not count another crew's waiting executions against a token's running limit", async () => {
+      const a = await liveProcess(harness, 'process-a');
+      for (const minute of [1, 2])
+        await a.createExecution(newExecution({ createdAt: at(minute), crew: 'briefs' }));
+      const notes = (await a.createExecution(newExecution({ createdAt: at(3), crew: 'notes' }))).execution.id;
+
+      const options = { crews: ['notes'], runningPerToken: 2 };
+      expect(await a.claimExecutions('process-a', at(10), at(40), 10, [], options)).toEqual([
+        { id: notes, state: 'PENDING', takenFrom: null },
+      ]);
+      // Its one running (leased) execution counts: the briefs' process may start only one more.
+      const briefs = await a.claimExecutions('process-b', at(11), at(40), 10, [], {
+        crews: ['briefs'],
+        runningPerToken: 2,
+      });
+      expect(briefs).toHaveLength(1);
+    });
+
     it('leaves paused and finished executions alone', async () => {
       const a = await liveProcess(harness, 'process-a');
       const { execution } = await a.createExecution(newExecution());

@@ -62,13 +62,21 @@ const renewLeases = namedQuery(
    WHERE lease_owner = :owner::text AND state = 'RUNNING' AND id = ANY(:ids::text[])
    RETURNING id`,
 );
-/** Whether an execution (`alias`) may be claimed by `:owner` now; `live` is the liveness locks held. */
+/**
+ * Whether an execution (`alias`) may be claimed by `:owner` now, its crew aside (`ofCrews` checks that); `live` is
+ * the liveness locks held.
+ */
 function claimableSql(alias: string): string {
   return `${alias}.state IN ('PENDING', 'RUNNING') AND ${alias}.id <> ALL(:in_hand::text[])
     AND (${alias}.lease_owner IS NULL OR ${alias}.lease_until IS NULL
       OR ${alias}.lease_until <= :now::timestamptz
       OR (${alias}.lease_owner <> :owner::text
         AND ${livenessKeySql(`${alias}.lease_owner`)} NOT IN (SELECT objid FROM live)))`;
+}
+
+/** Whether the execution (`alias`) is of a crew the claimer serves (`:crews`; every crew when null). */
+function ofCrewsSql(alias: string): string {
+  return `(:crews::text[] IS NULL OR ${alias}.crew = ANY(:crews::text[]))`;
 }
 
 // Fair turns as `fairTurns` (src/store/fair-turns.ts) computes them for SQLite: RUNNING executions taken over at
@@ -83,11 +91,11 @@ const claimExecutions = namedQuery(
   `WITH live AS MATERIALIZED (${liveOwnerKeys}),
    candidate AS MATERIALIZED (
      SELECT execution.id, execution.state, execution.owner_token_id, execution.created_at
-     FROM executions AS execution WHERE ${claimableSql('execution')}
+     FROM executions AS execution WHERE ${claimableSql('execution')} AND ${ofCrewsSql('execution')}
    ), busy AS (
      SELECT execution.owner_token_id, count(*) AS count FROM executions AS execution
      WHERE execution.state = 'RUNNING'
-       OR (execution.state = 'PENDING' AND execution.id NOT IN (SELECT id FROM candidate))
+       OR (execution.state = 'PENDING' AND NOT (${claimableSql('execution')}))
      GROUP BY execution.owner_token_id
    ), served AS (
      SELECT token.owner_token_id, (SELECT max(execution.started_at) FROM executions AS execution
@@ -102,7 +110,7 @@ const claimExecutions = namedQuery(
        JOIN served ON served.owner_token_id = candidate.owner_token_id
    ), picked AS (
      SELECT execution.id, execution.lease_owner FROM executions AS execution JOIN turn ON turn.id = execution.id
-     WHERE ${claimableSql('execution')}
+     WHERE ${claimableSql('execution')} AND ${ofCrewsSql('execution')}
        AND (:running_per_token::bigint IS NULL OR turn.turn <= :running_per_token::bigint)
      ORDER BY turn.turn, turn.last_started NULLS FIRST, turn.created_at, turn.id
      LIMIT :limit::bigint
@@ -297,6 +305,7 @@ export function postgresExecutionStore(
         until: until.toISOString(),
         limit,
         running_per_token: options.runningPerToken ?? null,
+        crews: options.crews ?? null,
       };
       // A limit per token is only kept if claims counting a token's running executions never overlap: each sees the
       // leases the one before it committed.

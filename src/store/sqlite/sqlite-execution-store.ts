@@ -43,13 +43,13 @@ const renewLeases = `
 // One writer at a time, so the read and the updates below see no other claim in between. Every waiting execution
 // is read, since fair turns depend on each token's whole queue.
 const selectClaimable = `
-  SELECT id, state, lease_owner, created_at, owner_token_id FROM executions
+  SELECT id, state, lease_owner, created_at, owner_token_id, crew FROM executions
   WHERE state IN ('PENDING', 'RUNNING') AND id NOT IN (SELECT value FROM json_each(:in_hand))
     AND (lease_owner IS NULL OR lease_until IS NULL OR lease_until <= :now)`;
 
 // Leases other processes hold that may have ended: only executions running or waiting now, a bounded set.
 const selectLeased = `
-  SELECT id, state, lease_owner, created_at, owner_token_id FROM executions
+  SELECT id, state, lease_owner, created_at, owner_token_id, crew FROM executions
   WHERE state IN ('PENDING', 'RUNNING') AND lease_owner IS NOT NULL AND lease_owner <> :owner
     AND lease_until > :now`;
 
@@ -234,7 +234,17 @@ export function sqliteExecutionStore(
             .all()
             .map((row) => [row.owner_token_id as string, Number(row.count)]),
         );
-        const candidates = [...free, ...orphaned].map(claimCandidate);
+        const claimable = [...free, ...orphaned];
+        const served = options.crews === undefined ? undefined : new Set(options.crews);
+        const ours = new Set(claimable.filter((row) => served?.has(row.crew as string) ?? true));
+        // Another crew's waiting executions are not this claim's to take, nor busy: only what runs, or is leased
+        // to a live process, counts against its token.
+        for (const row of claimable) {
+          if (row.state !== 'PENDING' || ours.has(row)) continue;
+          const token = row.owner_token_id as string;
+          active.set(token, (active.get(token) ?? 0) - 1);
+        }
+        const candidates = [...ours].map(claimCandidate);
         const tokens = [...new Set(candidates.map((candidate) => candidate.tokenId))];
         const lastStarted = new Map(
           statement(selectLastStarted)
@@ -242,11 +252,8 @@ export function sqliteExecutionStore(
             .filter((row) => row.last_started !== null)
             .map((row) => [row.owner_token_id as string, row.last_started as string]),
         );
-        const claimable = fairTurns(candidates, { active, lastStarted }, options.runningPerToken).slice(
-          0,
-          limit,
-        );
-        return claimable.map((candidate) => {
+        const taken = fairTurns(candidates, { active, lastStarted }, options.runningPerToken).slice(0, limit);
+        return taken.map((candidate) => {
           statement(claimExecution).run({ owner, until: until.toISOString(), id: candidate.id });
           return { id: candidate.id, state: candidate.state, takenFrom: candidate.leaseOwner };
         });
