@@ -25,6 +25,7 @@ import { createTokenService, type TokenService } from './service/token-service.t
 import { openStore } from './open-store.ts';
 import { openCrewRuntime, type CrewRuntime } from './runtime/crew-runtime.ts';
 import { servedCrews } from './runtime/served-crews.ts';
+import { crewEnvironment, type CrewEnvironment } from './runtime/crew-environment.ts';
 import { CrewVersions } from './runtime/crew-versions.ts';
 import type { ServedCrew } from './api/routes/served-crews-route.ts';
 import { EveryCrewAccess } from './service/every-crew-access.ts';
@@ -64,7 +65,13 @@ export interface RunningServer {
 }
 
 export interface StartOptions {
+  /** The server's environment: its settings, tracing and log level (`crewd serve` puts the first crew's `.env` beneath). */
   readonly env: Readonly<Record<string, string | undefined>>;
+  /**
+   * The environment each crew's own `.env` is put beneath for its models and tools: the real one, without any
+   * project's `.env`, so one crew's file never reaches another. `env` when absent.
+   */
+  readonly crewEnv?: Readonly<Record<string, string | undefined>>;
   readonly logger?: Logger;
   /** Receives the crew loader's warnings as lines for a person; by default they go to the logger. */
   readonly warn?: (message: string) => void;
@@ -164,19 +171,21 @@ async function wire(
     crewdStatePaths(config.database).filter(
       (state) => !path.resolve(crewDir).startsWith(`${state}${path.sep}`),
     );
-  const openRuntime = (crewDir: string): Promise<CrewRuntime> =>
+  const openRuntime = (crewDir: string, crewEnv: CrewEnvironment): Promise<CrewRuntime> =>
     openCrewRuntime({
       crewDir,
       ...(config.crewName === undefined ? {} : { crewName: config.crewName }),
-      env: options.env,
+      env: crewEnv.env,
       warn: options.warn,
       allowPartial: config.allowPartial ?? false,
-      defaultModel: config.defaultModel,
+      defaultModel: crewEnv.defaultModel,
       tools: { workspaceRoot: workspace, crewdState: stateAround(crewDir), logger },
       check: true,
     });
   const versions = new Map<string, CrewVersions>();
   for (const served of crewConfigs) {
+    // Read from the crew's own directory: versions copied out of the store hold no `.env`.
+    const crewEnv = await crewEnvironment(served.dir, options, config.defaultModel);
     const opened = await lifecycle.open(
       crewConfigs.length === 1 ? 'the crew' : `the crew ${served.name}`,
       () =>
@@ -186,12 +195,12 @@ async function wire(
           store,
           clock,
           copiesRoot: crewVersionsRoot(config.database),
-          open: openRuntime,
+          open: (dir) => openRuntime(dir, crewEnv),
           runnable: (runtime) => ({
             crew: runtime.crew,
             models: runtime.models,
             tools: runtime.tools,
-            defaultModel: config.defaultModel,
+            defaultModel: crewEnv.defaultModel,
             notifications: new Notifications(randomUUID, runtime.crew.name),
           }),
           onLoadFailed: (version, error) =>

@@ -46,7 +46,8 @@ export function registerServeCommand(program: Command, context: CliContext): voi
     .action(async (paths: readonly string[], flags: ServeFlags & { readonly watch?: boolean }) => {
       const crews = servedPaths(paths, flags.crew);
       for (const crew of crews) await refuseFlow(crew.dir, flags);
-      // The first crew's project `.env` is the server's, as with one crew.
+      // The first crew's project `.env` holds the server's settings, as with one crew; each crew's models and tools
+      // see its own (`crewEnv`).
       const crewDir = crews[0]!.dir;
       const env = await withProjectEnv(crewDir, context.env);
       const withCrews = (read: ServeConfig): ServeConfig => ({ ...read, crews });
@@ -68,6 +69,7 @@ export function registerServeCommand(program: Command, context: CliContext): voi
             devToken === undefined ? serveConfig : { ...serveConfig, orgToken: devToken.secret },
             {
               env: serveEnv,
+              crewEnv: context.env,
               warn: (message) => context.stderr.write(`warning: ${message}\n`),
               ...(readable
                 ? { onExecutionEvent: (id, event, at) => context.stdout.write(eventLine(id, event, at)) }

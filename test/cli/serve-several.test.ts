@@ -1,6 +1,9 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { apiClient, crewsDir } from '../support/crewd.ts';
+import { startFakeOpenAI } from '../support/fake-openai-server.ts';
+import { numberedAnswers, requestsMentioning } from '../support/model-requests.ts';
 import { userCrew } from '../support/user-crew.ts';
 import {
   exampleCrew,
@@ -53,6 +56,71 @@ describe('crewd serve with several crews', () => {
     } finally {
       server.kill('SIGTERM');
       await exit;
+    }
+  });
+
+  it("gives each crew's models and tools its own .env, never another crew's", async () => {
+    const [firstModel, secondModel] = [
+      await startFakeOpenAI({ respond: numberedAnswers() }),
+      await startFakeOpenAI({ respond: numberedAnswers() }),
+    ];
+    const first = userCrew(join(crewsDir, 'plain-crew'));
+    writeFileSync(join(first, '.env'), `OPENAI_BASE_URL=${firstModel.url}\nOPENAI_API_KEY=sk-first\n`);
+    // The second names no model of its own: its .env's MODEL is its agents' default.
+    const second = userCrew(join(crewsDir, 'plain-crew'));
+    writeFileSync(join(second, 'crew.yaml'), 'name: plain-crew\n');
+    writeFileSync(
+      join(second, '.env'),
+      `OPENAI_BASE_URL=${secondModel.url}\nOPENAI_API_KEY=sk-second\nMODEL=openai/second-model\n`,
+    );
+    const database = join(tempDir(), 'crewd.db');
+    const server = spawnCrewd([
+      'serve',
+      `notes=${first}`,
+      `memos=${second}`,
+      '--port',
+      '0',
+      '--database',
+      database,
+    ]);
+    const exit = finished(server);
+    try {
+      const [, url, token] = await waitForOutput(
+        server,
+        /serving 2 crews at (http:\/\/127\.0\.0\.1:\d+):\n(?: {2}[^\n]*\n){2}[^\n]*\n {2}(\S+)\n/,
+      );
+      for (const [crew, topic] of [
+        ['notes', 'kites'],
+        ['memos', 'tides'],
+      ] as const) {
+        const api = apiClient(`${url}/crews/${crew}`, token);
+        const kickoff = await api.post('/kickoff', { inputs: { topic } });
+        expect(
+          (await api.waitForState(kickoff.body.kickoff_id as string, ['SUCCESS', 'FAILED'])).body.state,
+        ).toBe('SUCCESS');
+      }
+
+      expect(requestsMentioning(firstModel, 'kites').length).toBeGreaterThan(0);
+      expect(requestsMentioning(firstModel, 'tides')).toHaveLength(0);
+      expect(firstModel.requests.map((request) => request.headers.authorization)).toContain(
+        'Bearer sk-first',
+      );
+      expect(new Set(firstModel.requests.map((request) => request.body.model))).toEqual(
+        new Set(['test-model']),
+      );
+      expect(requestsMentioning(secondModel, 'tides').length).toBeGreaterThan(0);
+      expect(requestsMentioning(secondModel, 'kites')).toHaveLength(0);
+      expect(new Set(secondModel.requests.map((request) => request.headers.authorization))).toEqual(
+        new Set(['Bearer sk-second']),
+      );
+      expect(new Set(secondModel.requests.map((request) => request.body.model))).toEqual(
+        new Set(['second-model']),
+      );
+    } finally {
+      server.kill('SIGTERM');
+      await exit;
+      await firstModel.close();
+      await secondModel.close();
     }
   });
 
