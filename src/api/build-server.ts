@@ -13,9 +13,8 @@ import type { Metrics } from '../observability/metrics.ts';
 import { reachesCrew } from '../domain/crew-name.ts';
 import type { ExecutionAccess, ExecutionService } from '../service/execution-service.ts';
 import { installBearerAuth } from './bearer-auth.ts';
-import { openApiForCrew } from './crew-openapi.ts';
+import { servedCrewDocument } from './served-crew-document.ts';
 import { docsSecurityHeaders, isDocsRoute } from './docs-security-headers.ts';
-import { publicExampleCrew } from './public-example-crew.ts';
 import { capConnectionsPerAddress, connectionOptions, defaultConnectionLimits } from './connection-limits.ts';
 import type { ConnectionLimits } from './connection-limits.ts';
 import { installJsonBodyParser } from './json-body-parser.ts';
@@ -155,12 +154,12 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     transform: jsonSchemaTransform,
     transformObject: (document) => {
       if (!('openapiObject' in document)) return document.swaggerObject;
-      // Made once, with the root's: each crew's own document, its paths as seen from its base URL.
+      // Made once, with the root's: each crew's own paths as seen from its base URL, written for the version
+      // served when asked for (servedCrewDocument).
       for (const crew of deps.crews ?? []) {
-        crewDocuments.set(crew.name, crewDocument(document.openapiObject, crew));
+        crewBases.set(crew.name, crewPaths(document.openapiObject, crew.name));
       }
-      const root = rootDocument(document.openapiObject);
-      return deps.service === undefined ? root : openApiForCrew(root, publicExampleCrew(deps.service.crew));
+      return rootDocument(document.openapiObject);
     },
   });
   // The UI's static files are served by a plugin of its own, out of reach of its route hooks.
@@ -238,13 +237,22 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     if (deps.everyCrew !== undefined) executionRoutes(app, { ...base, service: deps.everyCrew });
   }
   registerConsoleFilesRoute(app);
+  const { service } = deps;
   registerOperationsRoutes(app, {
     ...base,
+    // One crew's root describes that crew, as served now.
+    apiDocument:
+      service === undefined
+        ? () => app.swagger()
+        : servedCrewDocument(
+            () => app.swagger() as unknown as JsonObject,
+            () => service.crew,
+          ),
     ready: deps.ready,
     readyTimeoutMs: deps.readyTimeoutMs ?? 2_000,
     toolSources: deps.toolSources ?? (() => []),
   });
-  const crewDocuments = new Map<string, object>();
+  const crewBases = new Map<string, JsonObject>();
   if (deps.crews !== undefined) {
     registerServedCrewsRoute(app, deps.crews);
     for (const crew of deps.crews) {
@@ -259,10 +267,15 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
           });
           crewRoutes(scope, { ...base, service: crew.service, crewName: crew.name }, crew);
           if (crew.deployer !== undefined) registerDeployRoute(scope, crew.deployer);
-          scope.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, () => {
-            app.swagger();
-            return crewDocuments.get(crew.name);
-          });
+          const document = servedCrewDocument(
+            () => {
+              app.swagger();
+              return crewBases.get(crew.name)!;
+            },
+            () => crew.service.crew,
+            { servers: [{ url: baseUrlOf(crew.name) }] },
+          );
+          scope.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, document);
           done();
         },
         { prefix: baseUrlOf(crew.name) },
@@ -283,17 +296,14 @@ function rootDocument(document: JsonObject): JsonObject {
   };
 }
 
-/** A served crew's document: its routes as seen from its base URL, which is its server's URL. */
-function crewDocument(document: JsonObject, crew: ServedCrew): JsonObject {
-  const prefix = baseUrlOf(crew.name);
+/** A served crew's document before it is written for the crew: its routes as seen from its base URL. */
+function crewPaths(document: JsonObject, crewName: string): JsonObject {
+  const prefix = baseUrlOf(crewName);
   const paths: JsonObject = {};
   for (const [path, operations] of Object.entries((document.paths ?? {}) as JsonObject)) {
     if (path !== prefix && !path.startsWith(`${prefix}/`)) continue;
     const own = path.slice(prefix.length) || '/';
     paths[own] ??= structuredClone(operations);
   }
-  return {
-    ...openApiForCrew({ ...document, paths }, publicExampleCrew(crew.service.crew)),
-    servers: [{ url: prefix }],
-  };
+  return { ...document, paths };
 }

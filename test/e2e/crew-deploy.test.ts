@@ -112,6 +112,40 @@ describe('crewd deploy', () => {
     expect((await apiClient(`${crewd.url}/crews/briefs`).get('/versions')).body.served).toBe(2);
   });
 
+  it('describes the version served: a deployed input shows in the API description at once', async () => {
+    const kickoffInputs = async (path: string): Promise<unknown> => {
+      const document = (await apiClient(crewd.url, null).get(path)).body;
+      return document.paths['/kickoff'].post.requestBody.content['application/json'].schema.properties.inputs
+        .required;
+    };
+    expect(await kickoffInputs('/crews/briefs/openapi.json')).toEqual(['product', 'audience']);
+    expect(await kickoffInputs('/openapi.json')).toEqual(['product', 'audience']);
+
+    const seasonal = userCrew(join(crewsDir, 'review-crew'));
+    const tasksFile = join(seasonal, 'tasks.yaml');
+    writeFileSync(
+      tasksFile,
+      readFileSync(tasksFile, 'utf8').replace(
+        'Write the final brief about {product}',
+        'Write the final brief about {product} for {season}',
+      ),
+    );
+    const deployed = await runCrewd([
+      'deploy',
+      seasonal,
+      '--name',
+      'briefs',
+      '--url',
+      crewd.url,
+      '--token',
+      deployToken,
+    ]);
+    expect(deployed.stdout).toMatch(/^Deployed briefs as version \d+; new kickoffs use it\n$/);
+
+    expect(await kickoffInputs('/crews/briefs/openapi.json')).toEqual(['product', 'audience', 'season']);
+    expect(await kickoffInputs('/openapi.json')).toEqual(['product', 'audience', 'season']);
+  });
+
   it('is off unless the operator enables it', async () => {
     const dir = userCrew(join(crewsDir, 'plain-crew'));
     const closed = await startCrewd({ crewDir: dir, modelUrl: model.url, database });

@@ -12,6 +12,8 @@ export interface OperationsContext extends Pick<RouteContext, 'metrics' | 'clock
   readonly readyTimeoutMs: number;
   /** Whether each tool source can be called now. */
   readonly toolSources: () => readonly ToolSourceStatus[];
+  /** The API description served at `/openapi.json`. */
+  readonly apiDocument: () => unknown;
 }
 
 /** Health checks, Prometheus metrics and the OpenAPI document. */
@@ -58,7 +60,7 @@ export function registerOperationsRoutes(app: ZodApp, context: OperationsContext
     },
   );
 
-  app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, () => app.swagger());
+  app.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, context.apiDocument);
 }
 
 async function withinTimeout(check: () => Promise<void>, timeoutMs: number): Promise<void> {
