@@ -171,7 +171,7 @@ async function wire(
     crewdStatePaths(config.database).filter(
       (state) => !path.resolve(crewDir).startsWith(`${state}${path.sep}`),
     );
-  const openRuntime = (crewDir: string, crewEnv: CrewEnvironment): Promise<CrewRuntime> =>
+  const openRuntime = (crewDir: string, crewEnv: CrewEnvironment, servedDir: string): Promise<CrewRuntime> =>
     openCrewRuntime({
       crewDir,
       ...(config.crewName === undefined ? {} : { crewName: config.crewName }),
@@ -179,7 +179,12 @@ async function wire(
       warn: options.warn,
       allowPartial: config.allowPartial ?? false,
       defaultModel: crewEnv.defaultModel,
-      tools: { workspaceRoot: workspace, crewdState: stateAround(crewDir), logger },
+      tools: {
+        workspaceRoot: workspace,
+        crewdState: stateAround(crewDir),
+        logger,
+        ...(crewDir === servedDir ? {} : { servedDir }),
+      },
       check: true,
     });
   const versions = new Map<string, CrewVersions>();
@@ -195,7 +200,7 @@ async function wire(
           store,
           clock,
           copiesRoot: crewVersionsRoot(config.database),
-          open: (dir) => openRuntime(dir, crewEnv),
+          open: (dir) => openRuntime(dir, crewEnv, served.dir),
           runnable: (runtime) => ({
             crew: runtime.crew,
             models: runtime.models,

@@ -16,6 +16,11 @@ export interface OpenCrewToolsOptions {
   readonly workspaceRoot: string;
   /** crewd's own files (`crewdStatePaths`): file tools never read them, even where they lie inside the crew. */
   readonly crewdState: readonly string[];
+  /**
+   * The directory the crew is served from, when `crewDir` is a version of it copied out of the store (which keeps
+   * no `.venv/`): the project's virtual environment there runs the version's Python tools while it exists.
+   */
+  readonly servedDir?: string;
   readonly logger?: Logger;
 }
 
@@ -43,6 +48,7 @@ export function openCrewTools(
             python: (shadowedBy) =>
               new PythonToolSource(crew, {
                 crewDir,
+                ...(options.servedDir === undefined ? {} : { servedDir: options.servedDir }),
                 env,
                 timeoutMs: pythonToolTimeoutMs(env),
                 shadowedBy,

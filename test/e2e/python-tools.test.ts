@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,8 +11,10 @@ import {
   type RecordedRequest,
 } from '../support/fake-openai-server.ts';
 import { toolResultText, userText } from '../support/model-requests.ts';
+import { movableClock } from '../support/movable-clock.ts';
 import { until } from '../support/until.ts';
 import { userCrew } from '../support/user-crew.ts';
+import { runCrewd } from '../cli/crewd-command.ts';
 
 const project = resolve(import.meta.dirname, '../fixtures/crewai-projects/tool_bench');
 
@@ -62,8 +64,9 @@ async function callTool(
   crewd: RunningServer,
   tool: string,
   args: Record<string, unknown>,
-): Promise<{ state: string; toolResult: string | undefined; offered: OfferedTool[] }> {
-  const api = apiClient(crewd.url);
+  basePath = '',
+): Promise<{ state: string; toolResult: string | undefined; offered: OfferedTool[]; topic: string }> {
+  const api = apiClient(`${crewd.url}${basePath}`);
   // Numbered, so the requests of this execution are told apart from those of an earlier one with the same call.
   const topic = `call ${tool} ${JSON.stringify(args)} (execution ${++executions})`;
   const kickoff = await api.post('/kickoff', { inputs: { topic } });
@@ -74,6 +77,7 @@ async function callTool(
     state: done.body.state as string,
     toolResult: answered === undefined ? undefined : toolResultText(answered),
     offered: (ours[0]?.body.tools ?? []) as OfferedTool[],
+    topic,
   };
 }
 
@@ -334,3 +338,62 @@ function isRunning(pid: number): boolean {
   }
 }
 
+describe('an earlier version read back from the store', () => {
+  it("runs its Python tools with the project's .venv while it exists, else the default interpreter", async () => {
+    const dir = userCrew(project);
+    // A virtual environment that says it ran: the real interpreter, started with a variable only it sets.
+    mkdirSync(join(dir, '.venv/bin'), { recursive: true });
+    writeFileSync(join(dir, '.venv/bin/python'), '#!/bin/sh\nVENV_MARK=from-the-venv exec python3 "$@"\n', {
+      mode: 0o755,
+    });
+    const database = join(mkdtempSync(join(tmpdir(), 'crewd-venv-')), 'crewd.db');
+    const env = (await withProjectEnv(dir, {
+      PATH: process.env.PATH ?? '',
+      MODEL: 'openai/gpt-4o-mini',
+    })) as Record<string, string>;
+    const clock = movableClock();
+    const serve = () =>
+      startCrewd({
+        crewDir: dir,
+        crews: [{ name: 'bench', dir }],
+        modelUrl: model.url,
+        database,
+        env,
+        clock: clock.now,
+      });
+    // Version 1 is kept; changed files make version 2, and the rollback to 1 has it read back from the store.
+    await (await serve()).close();
+    const tasksFile = join(dir, 'src/tool_bench/config/tasks.yaml');
+    writeFileSync(tasksFile, readFileSync(tasksFile, 'utf8').replace('report what', 'report exactly what'));
+    const crewd = await serve();
+    try {
+      const rolledBack = await runCrewd(['rollback', 'bench', '1', '--database', database]);
+      expect(rolledBack.code).toBe(0);
+      clock.advance(60_000);
+
+      const inVenv = await callTool(crewd, 'env_reader', { name: 'VENV_MARK' }, '/crews/bench');
+      expect(inVenv.state).toBe('SUCCESS');
+      expect(inVenv.toolResult).toBe('from-the-venv');
+      expect(requestsNaming(inVenv.topic, 'report exactly what')).toHaveLength(0);
+    } finally {
+      await crewd.close();
+    }
+
+    rmSync(join(dir, '.venv'), { recursive: true });
+    const withoutVenv = await serve();
+    try {
+      const result = await callTool(withoutVenv, 'env_reader', { name: 'VENV_MARK' }, '/crews/bench');
+      expect(result.state).toBe('SUCCESS');
+      expect(result.toolResult).toBe('<unset>');
+    } finally {
+      await withoutVenv.close();
+    }
+  });
+});
+
+/** The model requests of the execution with this topic whose prompt holds `words`. */
+function requestsNaming(topic: string, words: string): RecordedRequest[] {
+  return model.requests.filter(
+    (request) => userText(request).includes(topic) && userText(request).includes(words),
+  );
+}

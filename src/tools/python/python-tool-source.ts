@@ -27,6 +27,8 @@ const closeGraceMs = 2_000;
 export interface PythonToolSourceOptions {
   /** The crew directory or project root crewd was given: the host runs there, and its `.venv/` is looked for. */
   readonly crewDir: string;
+  /** The directory a version copied to `crewDir` was served from: its `.venv/` is looked for after `crewDir`'s. */
+  readonly servedDir?: string;
   /** crewd's environment with the project's `.env` beneath it; crewd's own variables never reach the host. */
   readonly env: Readonly<Record<string, string | undefined>>;
   /** Longest one call may take (`CREWD_PYTHON_TOOL_TIMEOUT`). */
@@ -82,7 +84,13 @@ export class PythonToolSource implements ToolSource {
     );
     if (instances.length === 0) return;
     const projectRoot = path.dirname(python.sourceRoot);
-    this.#interpreter = await pythonInterpreter([this.#options.crewDir, projectRoot], this.#options.env);
+    const { crewDir, servedDir } = this.#options;
+    // A copied version's project root lies where the served directory's does: the same path from the crew.
+    const servedRoots =
+      servedDir === undefined
+        ? []
+        : [servedDir, path.resolve(servedDir, path.relative(crewDir, projectRoot))];
+    this.#interpreter = await pythonInterpreter([crewDir, projectRoot, ...servedRoots], this.#options.env);
     let host: PythonHost;
     try {
       host = await this.#start();
