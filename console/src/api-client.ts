@@ -5,6 +5,7 @@ import type {
   ExecutionPage,
   ExecutionState,
   ScheduleView,
+  ServedCrewList,
   StatusView,
 } from './api-types.ts';
 
@@ -25,9 +26,26 @@ export interface KickoffForm {
   readonly webhooks: Partial<Record<'taskWebhookUrl' | 'stepWebhookUrl' | 'crewWebhookUrl', string>>;
 }
 
-/** The API as the console uses it; the token only ever travels in the Authorization header. */
+/**
+ * The API as the console uses it; the token only ever travels in the Authorization header. Executions are read
+ * and answered at the server's root, which answers for every crew; a crew's own calls (its description, kickoff,
+ * schedules) go to its base URL, through `forCrew`.
+ */
 export class ApiClient {
-  constructor(private readonly token: string) {}
+  constructor(
+    private readonly token: string,
+    private readonly base = '',
+  ) {}
+
+  /** The same client, its crew calls sent to that crew's base URL (`/crews/<name>`). */
+  forCrew(name: string): ApiClient {
+    return new ApiClient(this.token, `/crews/${encodeURIComponent(name)}`);
+  }
+
+  /** The crews the server serves that the token reaches. */
+  crews(): Promise<ServedCrewList> {
+    return this.call('/crews');
+  }
 
   headers(extra: Record<string, string> = {}): Record<string, string> {
     return { authorization: `Bearer ${this.token}`, ...extra };
@@ -54,7 +72,7 @@ export class ApiClient {
   }
 
   crew(): Promise<CrewDescription> {
-    return this.call('/crew');
+    return this.call(`${this.base}/crew`);
   }
 
   list(options: { state?: ExecutionState; cursor?: string; limit?: number }): Promise<ExecutionPage> {
@@ -73,7 +91,7 @@ export class ApiClient {
   }
 
   kickoff(form: KickoffForm): Promise<{ kickoff_id: string }> {
-    return this.call('/kickoff', {
+    return this.call(`${this.base}/kickoff`, {
       method: 'POST',
       body: JSON.stringify({ inputs: form.inputs, meta: form.meta, ...form.webhooks }),
     });
@@ -109,7 +127,7 @@ export class ApiClient {
   }
 
   schedules(): Promise<{ schedules: ScheduleView[] }> {
-    return this.call('/schedules');
+    return this.call(`${this.base}/schedules`);
   }
 
   createSchedule(form: {
@@ -118,7 +136,7 @@ export class ApiClient {
     name: string;
     inputs: Record<string, string>;
   }): Promise<ScheduleView> {
-    return this.call('/schedules', {
+    return this.call(`${this.base}/schedules`, {
       method: 'POST',
       body: JSON.stringify({ ...form, name: form.name === '' ? null : form.name }),
     });
@@ -126,11 +144,11 @@ export class ApiClient {
 
   /** Pauses, resumes or runs a schedule now. */
   scheduleAction(id: string, action: 'pause' | 'resume' | 'run'): Promise<unknown> {
-    return this.call(`/schedules/${encodeURIComponent(id)}/${action}`, { method: 'POST' });
+    return this.call(`${this.base}/schedules/${encodeURIComponent(id)}/${action}`, { method: 'POST' });
   }
 
   deleteSchedule(id: string): Promise<unknown> {
-    return this.call(`/schedules/${encodeURIComponent(id)}`, { method: 'DELETE' });
+    return this.call(`${this.base}/schedules/${encodeURIComponent(id)}`, { method: 'DELETE' });
   }
 
   cancel(id: string): Promise<StatusView> {

@@ -12,6 +12,7 @@ export type {
   Feedback,
   OutputFile,
   ScheduleView,
+  ServedCrewList,
   StepPayload,
   TaskPayload,
   TimelineEntry,

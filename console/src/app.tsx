@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiClient } from './api-client.ts';
+import { CrewScoped } from './crew-scoped.tsx';
 import { useHashRoute } from './hooks.ts';
 import { ExecutionList } from './execution-list.tsx';
 import { ExecutionPage } from './execution-page.tsx';
@@ -37,6 +38,9 @@ export function App() {
   };
   const execution = /^\/executions\/([^/]+)$/.exec(route);
   const section = execution !== null ? 'executions' : route.split('/')[1] || 'executions';
+  // `#/kickoff/<crew>` and `#/schedules/<crew>` name the crew of a crew's own page.
+  const routeCrew = route.split('/')[2];
+  const crew = routeCrew === undefined || routeCrew === '' ? undefined : decodeURIComponent(routeCrew);
   return (
     <>
       <header class="top">
@@ -66,10 +70,16 @@ export function App() {
           <ExecutionPage key={execution[1]} client={client} id={decodeURIComponent(execution[1] ?? '')} />
         ) : section === 'inbox' ? (
           <ReviewInbox client={client} />
-        ) : section === 'kickoff' ? (
-          <KickoffForm client={client} />
-        ) : section === 'schedules' ? (
-          <ScheduleList client={client} />
+        ) : section === 'kickoff' || section === 'schedules' ? (
+          <CrewScoped key={section} client={client} section={section} crew={crew}>
+            {(crewClient) =>
+              section === 'kickoff' ? (
+                <KickoffForm client={crewClient} />
+              ) : (
+                <ScheduleList client={crewClient} />
+              )
+            }
+          </CrewScoped>
         ) : (
           <ExecutionList client={client} />
         )}

@@ -16,7 +16,8 @@ export function SignIn({ onSignedIn }: { onSignedIn: (token: string) => void }) 
     }
     setBusy(true);
     try {
-      await new ApiClient(candidate).crew();
+      // The served crews answer for any valid token, whichever crews it reaches.
+      await new ApiClient(candidate).crews();
       onSignedIn(candidate);
     } catch (failure) {
       setError(

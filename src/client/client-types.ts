@@ -12,6 +12,7 @@ import type {
   resumeResponseSchema,
   statusViewSchema,
 } from '../api/response-schemas.ts';
+import type { servedListSchema } from '../api/routes/served-crews-route.ts';
 import type { stepPayloadSchema } from '../domain/webhook-payloads.ts';
 
 /*
@@ -69,3 +70,5 @@ export type ScheduleRequest = z.input<typeof scheduleBodySchema>;
 /** A schedule as `/schedules` answers it. */
 export type ScheduleView = z.output<typeof scheduleViewSchema>;
 export type ScheduleList = z.output<typeof scheduleListSchema>;
+/** `GET /crews`: what a server serves, each with its base URL and inputs. */
+export type ServedCrewList = z.output<typeof servedListSchema>;

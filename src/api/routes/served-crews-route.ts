@@ -31,7 +31,7 @@ export function baseUrlOf(name: string): string {
   return `/crews/${name}`;
 }
 
-const servedListSchema = z.object({
+export const servedListSchema = z.object({
   crews: z.array(
     z.object({
       name: z.string(),
