@@ -92,6 +92,18 @@ const plans: readonly FigurePlan[] = [
   },
   { id: '13', name: '13 A2A kickoff to result', script: 'a2a-kickoff.ts', target: '<= 1.2x' },
   { id: '16', name: '16 fair shares, SQLite', script: 'fair-share.ts', target: '<= 200 ms' },
+  {
+    id: '19',
+    name: '19 100 crews in one server',
+    script: 'many-crews-start.ts',
+    target: '<= 3 s; <= 2 MB per crew',
+  },
+  {
+    id: '20',
+    name: '20 throughput, 1 crew of 100',
+    script: 'many-crews-throughput.ts',
+    target: '>= 0.9x (within noise)',
+  },
 ];
 
 const { values } = parseArgs({

@@ -20,14 +20,17 @@ export interface CrewdClient {
 
 const authorization = `Bearer ${benchToken}`;
 
-/** A client over one undici pool, so connections are reused as a real client's would be. */
-export function crewdClient(url: string, connections = 256): CrewdClient {
+/**
+ * A client over one undici pool, so connections are reused as a real client's would be. Kickoffs go to `crewPath`
+ * (`/crews/<name>` for one crew of several); executions are followed at the root, which answers for every crew.
+ */
+export function crewdClient(url: string, connections = 256, crewPath = ''): CrewdClient {
   const pool = new Pool(url, { connections, pipelining: 1 });
 
   async function kickoff(body: Record<string, unknown>): Promise<string> {
     const response = await pool.request({
       method: 'POST',
-      path: '/kickoff',
+      path: `${crewPath}/kickoff`,
       headers: { authorization, 'content-type': 'application/json' },
       body: JSON.stringify(body),
     });

@@ -27,6 +27,8 @@ export interface CrewdServer {
 
 export interface CrewdServerOptions {
   readonly crewDir: string;
+  /** More crews served beside `crewDir`, each under `/crews/<its directory's name>`. */
+  readonly moreCrewDirs?: readonly string[];
   readonly modelUrl: string;
   /** A file path or postgres:// URL; default a fresh SQLite file, removed on stop. */
   readonly database?: string;
@@ -84,6 +86,7 @@ export async function startCrewdServer(options: CrewdServerOptions): Promise<Cre
       join(repoRoot, 'bin/crewd.js'),
       'serve',
       options.crewDir,
+      ...(options.moreCrewDirs ?? []),
       '--port',
       '0',
       '--database',
