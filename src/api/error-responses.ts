@@ -1,4 +1,5 @@
 import type { FastifyInstance, RouteOptions } from 'fastify';
+import type { ZodType } from 'zod';
 import { errorBodySchema } from './response-schemas.ts';
 
 /** What each error status means, as the API description says it; every error has the contract's one body. */
@@ -24,10 +25,18 @@ function statusesOf(route: RouteOptions): readonly number[] {
  * plugin and the routes, so the description sees every route with them.
  */
 export function describeErrorResponses(app: FastifyInstance): void {
+  // One described schema per status, shared by every route: a server of many crews has thousands of routes.
+  const described = new Map<number, ZodType>();
+  const schemaOf = (status: number): ZodType => {
+    let schema = described.get(status);
+    if (schema === undefined) {
+      schema = errorBodySchema.describe(meanings[status] ?? 'Error');
+      described.set(status, schema);
+    }
+    return schema;
+  };
   app.addHook('onRoute', (route) => {
-    const errors = Object.fromEntries(
-      statusesOf(route).map((status) => [status, errorBodySchema.describe(meanings[status] ?? 'Error')]),
-    );
+    const errors = Object.fromEntries(statusesOf(route).map((status) => [status, schemaOf(status)]));
     const response = (route.schema?.response ?? {}) as Record<string, unknown>;
     route.schema = { ...route.schema, response: { ...errors, ...response } };
   });
