@@ -64,15 +64,15 @@ export function registerMcpRoutes(app: ZodApp, context: McpRouteContext): void {
       reply.raw.on('close', () => {
         token.stop();
         metrics.observeHttpRequest('POST', route, reply.raw.statusCode, reply.elapsedTime / 1000);
-        // Aborts a waiting tool call whose client went away.
-        void server.close();
+        // Aborts a waiting tool call whose client went away. A response sent whole leaves nothing running; closing
+        // the server then would only build the SDK's "connection closed" error for no one.
+        if (!reply.raw.writableFinished) void server.close();
       });
       await server.connect(transport);
       const url = `${request.protocol}://${request.host}${request.url}`;
-      const response = await transport.handleRequest(
-        toWebRequest(request.method, url, request.headers),
-        { parsedBody: request.body },
-      );
+      const response = await transport.handleRequest(toWebRequest(request.method, url, request.headers), {
+        parsedBody: request.body,
+      });
       await writeWebResponse(response, reply.raw, headerDelayMs);
     },
   );
