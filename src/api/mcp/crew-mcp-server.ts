@@ -3,18 +3,19 @@ import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/proto
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { CrewdError, isCrewdError, MissingInputsError } from '../../domain/errors.ts';
-import { noWebhooks } from '../../domain/execution.ts';
 import type { Execution } from '../../domain/execution.ts';
 import type { Caller, ExecutionService } from '../../service/execution-service.ts';
 import { waitUntilSettled } from '../../service/wait-until-settled.ts';
 import type { WaitOptions } from '../../service/wait-until-settled.ts';
 import type { CrewDefinition } from '../../domain/crew.ts';
+import { kickoffWebhooks } from '../kickoff-webhooks.ts';
 import { requestFieldLimits } from '../request-schemas.ts';
 import { statusViewSchema } from '../response-schemas.ts';
 import { toStatusView } from '../status-view.ts';
 import { executionProgress } from './mcp-progress.ts';
 import { toolError, toolResult } from './mcp-tool-result.ts';
 import {
+  cancelToolInput,
   kib,
   kickoffToolInput,
   mcpWaitSeconds,
@@ -22,7 +23,7 @@ import {
   resumeToolOutput,
   statusToolInput,
 } from './mcp-tool-schemas.ts';
-import type { KickoffToolInput } from './mcp-tool-schemas.ts';
+import type { KickoffExtra, KickoffToolInput } from './mcp-tool-schemas.ts';
 
 /**
  * What the servers of every request share, made once where the route is registered: the kickoff tool's input per
@@ -69,8 +70,8 @@ type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 const jsonBytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(value));
 
 /**
- * An MCP server over one crew for one request's caller, with three tools: `kickoff` (the crew's inputs are its
- * arguments), `status` and `resume`. Executions it starts are ordinary ones: listed, streamed and reviewable
+ * An MCP server over one crew for one request's caller, with four tools: `kickoff` (the crew's inputs are its
+ * arguments, with `meta` and the webhooks of `POST /kickoff`), `status`, `resume` and `cancel`. Executions it starts are ordinary ones: listed, streamed and reviewable
  * everywhere else, and recovered after a restart.
  */
 export function createCrewMcpServer(options: CrewMcpServerOptions): McpServer {
@@ -127,7 +128,10 @@ export function createCrewMcpServer(options: CrewMcpServerOptions): McpServer {
     return execution;
   };
 
-  const { schema: kickoffSchema, inputNames, offersWait } = shared.kickoffInput(crew);
+  const { schema: kickoffSchema, inputNames, extras } = shared.kickoffInput(crew);
+  /** An extra argument's value, or undefined when a crew input took its name. */
+  const extraOf = (args: Record<string, unknown>, name: KickoffExtra): unknown =>
+    extras.has(name) ? args[name] : undefined;
 
   server.registerTool(
     'kickoff',
@@ -137,7 +141,7 @@ export function createCrewMcpServer(options: CrewMcpServerOptions): McpServer {
         `Starts an execution of the crew "${crew.name}" (tasks: ${crew.tasks.map((task) => task.name).join(', ')}) ` +
         'and waits for it to finish or pause for review. Answers its status: on SUCCESS the result; on PAUSED ' +
         'pending_human_input (task_id, output) to answer with resume; otherwise kickoff_id and state to follow ' +
-        'with status.',
+        'with status. meta and the webhook arguments are those of POST /kickoff.',
       inputSchema: kickoffSchema,
       outputSchema: statusViewSchema,
       annotations: {
@@ -159,14 +163,23 @@ export function createCrewMcpServer(options: CrewMcpServerOptions): McpServer {
             `inputs must be at most ${kib(requestFieldLimits.inputsBytes)} as JSON`,
           );
         }
+        // Checked by the same schemas as POST /kickoff's body before the tool runs.
+        const webhookFields = {
+          taskWebhookUrl: extraOf(args, 'taskWebhookUrl'),
+          stepWebhookUrl: extraOf(args, 'stepWebhookUrl'),
+          crewWebhookUrl: extraOf(args, 'crewWebhookUrl'),
+          humanInputWebhook: extraOf(args, 'humanInputWebhook'),
+          webhooks: extraOf(args, 'webhooks'),
+        } as Parameters<typeof kickoffWebhooks>[0];
+        const meta = (extraOf(args, 'meta') ?? null) as Record<string, unknown> | null;
         const { kickoffId } = await service.kickoff({
           inputs,
-          meta: null,
-          webhooks: noWebhooks,
+          meta,
+          webhooks: kickoffWebhooks(webhookFields),
           idempotencyKey: null,
           caller,
         });
-        const seconds = offersWait ? waitSeconds(args['wait_seconds']) : mcpWaitSeconds.default;
+        const seconds = waitSeconds(extraOf(args, 'wait_seconds'));
         // A new execution's whole log is short: progress then tells of every task from the first.
         return toolResult(view(await settle(kickoffId, seconds, extra, { afterSequence: 0 })));
       }),
@@ -221,6 +234,20 @@ export function createCrewMcpServer(options: CrewMcpServerOptions): McpServer {
         const execution = await settle(args.execution_id, waitSeconds(args.wait_seconds), extra);
         return toolResult({ status: result.status, message: result.message, execution: view(execution) });
       }),
+  );
+
+  server.registerTool(
+    'cancel',
+    {
+      title: 'Cancel an execution',
+      description:
+        'Cancels an execution as POST /cancel/{kickoff_id} does: one not finished becomes REVOKED, a finished one ' +
+        'stays as it is. Answers its status.',
+      inputSchema: cancelToolInput,
+      outputSchema: statusViewSchema,
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    },
+    ({ kickoff_id }) => run(async () => toolResult(view(await service.cancel(kickoff_id, caller)))),
   );
 
   return server;

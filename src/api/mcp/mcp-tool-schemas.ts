@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { CrewDefinition } from '../../domain/crew.ts';
-import { requestFieldLimits } from '../request-schemas.ts';
+import { kickoffBodySchema, requestFieldLimits } from '../request-schemas.ts';
 import { statusViewSchema } from '../response-schemas.ts';
 
 /** How long the kickoff and resume tools wait for a pause or the end when `wait_seconds` is not given, and at most. */
@@ -42,19 +42,45 @@ export const resumeToolInput = z.object({
   wait_seconds: waitSecondsSchema(mcpWaitSeconds.default),
 });
 
+export const cancelToolInput = z.object({
+  kickoff_id: z.string().min(1).describe('The id kickoff answered'),
+});
+
 export const resumeToolOutput = z.object({
   status: z.enum(['resumed', 'retrying', 'completed']),
   message: z.string(),
   execution: statusViewSchema.describe('The execution after the wait, as the status tool shows it'),
 });
 
-/** The kickoff tool's arguments for one crew version: its inputs, and the wait unless an input takes that name. */
+/**
+ * The kickoff tool's arguments beside the crew's inputs: the wait, and what `POST /kickoff` takes beside `inputs`
+ * (the same schemas, so the same checks), under the body's names.
+ */
+const kickoffExtras = {
+  wait_seconds: waitSecondsSchema(mcpWaitSeconds.default),
+  meta: kickoffBodySchema.shape.meta,
+  taskWebhookUrl: kickoffBodySchema.shape.taskWebhookUrl.describe(
+    "Receives each task's output as it finishes (the task webhook of POST /kickoff)",
+  ),
+  stepWebhookUrl: kickoffBodySchema.shape.stepWebhookUrl.describe(
+    'Receives every agent step (the step webhook of POST /kickoff)',
+  ),
+  crewWebhookUrl: kickoffBodySchema.shape.crewWebhookUrl.describe(
+    'Receives the end of the execution (the crew webhook of POST /kickoff)',
+  ),
+  humanInputWebhook: kickoffBodySchema.shape.humanInputWebhook,
+  webhooks: kickoffBodySchema.shape.webhooks,
+} as const;
+
+export type KickoffExtra = keyof typeof kickoffExtras;
+
+/** The kickoff tool's arguments for one crew version: its inputs, and the extras no crew input takes the name of. */
 export interface KickoffToolInput {
   readonly schema: z.ZodObject;
   /** The crew's inputs, as `GET /inputs` lists them. */
   readonly inputNames: readonly string[];
-  /** False when a crew input is named `wait_seconds`: the wait then takes its default. */
-  readonly offersWait: boolean;
+  /** The extras offered: a crew input of the same name wins, and the extra takes its default (none, or the wait's). */
+  readonly extras: ReadonlySet<KickoffExtra>;
 }
 
 /** The kickoff tool's input schema for a crew version. */
@@ -69,10 +95,15 @@ export function kickoffToolInput(crew: CrewDefinition): KickoffToolInput {
       .catch(undefined as unknown as string)
       .describe(`Replaces {${name}} in the crew's agents and tasks`);
   }
-  const offersWait = !inputNames.includes('wait_seconds');
-  const schema = z.object({
-    ...(offersWait ? { wait_seconds: waitSecondsSchema(mcpWaitSeconds.default) } : {}),
-    ...inputShape,
-  });
-  return { schema, inputNames, offersWait };
+  const extraShape: Record<string, z.ZodType> = {};
+  const extras = new Set<KickoffExtra>();
+  for (const [name, schema] of Object.entries(kickoffExtras) as [KickoffExtra, z.ZodType][]) {
+    if (inputNames.includes(name)) continue;
+    extraShape[name] = schema;
+    extras.add(name);
+  }
+  // The wait first, the crew's inputs next, then the rest: the order clients show them in.
+  const { wait_seconds: wait, ...rest } = extraShape;
+  const schema = z.object({ ...(wait === undefined ? {} : { wait_seconds: wait }), ...inputShape, ...rest });
+  return { schema, inputNames, extras };
 }
