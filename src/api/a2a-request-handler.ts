@@ -6,6 +6,7 @@ import type {
   GetTaskRequest,
   ListTaskPushNotificationConfigsRequest,
   ListTaskPushNotificationConfigsResponse,
+  ListTasksRequest,
   ListTasksResponse,
   Message,
   SendMessageRequest,
@@ -14,6 +15,7 @@ import type {
   Task,
   TaskPushNotificationConfig,
 } from '@a2a-js/sdk';
+import { TaskState } from '@a2a-js/sdk';
 import {
   ExtendedAgentCardNotConfiguredError,
   RequestMalformedError,
@@ -26,7 +28,14 @@ import { isCrewdError, MissingInputsError } from '../domain/errors.ts';
 import type { ErrorCode } from '../domain/errors.ts';
 import { isFinished, noWebhooks } from '../domain/execution.ts';
 import type { A2aPushTarget, Execution } from '../domain/execution.ts';
-import { a2aStateOf, a2aTaskOf, agentMessage, resultArtifact, textPart } from '../service/a2a-task.ts';
+import {
+  a2aStateOf,
+  a2aTaskOf,
+  agentMessage,
+  executionStateOf,
+  resultArtifact,
+  textPart,
+} from '../service/a2a-task.ts';
 import type { Caller, ExecutionService } from '../service/execution-service.ts';
 import { waitUntilSettled } from '../service/wait-until-settled.ts';
 import type { StoredExecutionEvent } from '../store/store.ts';
@@ -44,6 +53,9 @@ export interface A2aHandlerDeps {
 
 /** The event log entries after which a send stops waiting: the task needs input, or it is over. */
 const settlingEvents = new Set<StoredExecutionEvent['type']>(['human-input-request', 'execution-end']);
+
+/** ListTasks pages: the protocol's default and largest page sizes. */
+const listPageSizes = { default: 50, max: 100 } as const;
 
 /** A push config id when the client gives none, so `get` without an id finds it. */
 const defaultConfigId = 'default';
@@ -100,8 +112,48 @@ export class CrewA2aHandler implements A2ARequestHandler {
     yield* this.#follow(execution.id, execution.lastEventSequence);
   }
 
-  listTasks(): Promise<ListTasksResponse> {
-    return Promise.reject(new UnsupportedOperationError('Tasks are listed by GET /executions'));
+  /**
+   * Protocol 1.0's ListTasks: the caller's tasks (a user token's own executions), newest first, a page at a time as
+   * GET /executions pages. A task's context is the task itself, so a `contextId` filter finds that one task.
+   */
+  async listTasks(params: ListTasksRequest): Promise<ListTasksResponse> {
+    return translated(async () => {
+      const pageSize = params.pageSize ?? listPageSizes.default;
+      if (!Number.isInteger(pageSize) || pageSize < 1 || pageSize > listPageSizes.max) {
+        throw new RequestMalformedError(`pageSize must be from 1 to ${listPageSizes.max}`);
+      }
+      if (params.statusTimestampAfter !== undefined && params.statusTimestampAfter !== '') {
+        throw new UnsupportedOperationError('statusTimestampAfter is not supported: filter by status');
+      }
+      const wanted = params.status === TaskState.TASK_STATE_UNSPECIFIED ? undefined : params.status;
+      const state = wanted === undefined ? undefined : executionStateOf(wanted);
+      const page = (tasks: readonly Execution[], nextPageToken: string): ListTasksResponse => ({
+        tasks: tasks.map(a2aTaskOf),
+        nextPageToken,
+        pageSize,
+        // Counting every task the caller may see would cost a scan: the total is what is known, this page and,
+        // when one follows, at least one more.
+        totalSize: tasks.length + (nextPageToken === '' ? 0 : 1),
+      });
+      // No execution is ever rejected or waits for authentication.
+      if (state === null) return page([], '');
+      const { service, caller } = this.deps;
+      if (params.contextId !== '') {
+        const execution = await service.get(params.contextId, caller).catch((error: unknown) => {
+          if (isCrewdError(error) && error.code === 'NOT_FOUND') return null;
+          throw error;
+        });
+        const matches = execution !== null && (state === undefined || execution.state === state);
+        return page(matches ? [execution] : [], '');
+      }
+      const found = await service.list({
+        limit: pageSize,
+        caller,
+        ...(state === undefined ? {} : { state }),
+        ...(params.pageToken === '' ? {} : { cursor: params.pageToken }),
+      });
+      return page(found.items, found.nextCursor ?? '');
+    });
   }
 
   async createTaskPushNotificationConfig(

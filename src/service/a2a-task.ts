@@ -20,6 +20,14 @@ export function a2aStateOf(state: ExecutionState): TaskState {
   return stateByExecutionState[state];
 }
 
+/** The execution state a task state stands for; null for the task states no execution is ever in. */
+export function executionStateOf(state: TaskState): ExecutionState | null {
+  const found = (Object.keys(stateByExecutionState) as ExecutionState[]).find(
+    (each) => stateByExecutionState[each] === state,
+  );
+  return found ?? null;
+}
+
 export function textPart(text: string): Part {
   return {
     content: { $case: 'text', value: text },

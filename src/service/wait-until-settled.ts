@@ -34,7 +34,8 @@ export async function waitUntilSettled(
   const first = await service.get(executionId, caller);
   if (isSettled(first.state) || options.signal.aborted) return first;
   options.onStart?.(first);
-  const events = await service.openEventStream(executionId, caller, first.lastEventSequence, options.signal);
+  const after = options.afterSequence ?? first.lastEventSequence;
+  const events = await service.openEventStream(executionId, caller, after, options.signal);
   for await (const event of events) {
     options.onEvent?.(event);
     if (event.type !== 'human-input-request' && event.type !== 'execution-end') continue;

@@ -1,5 +1,12 @@
 import { Role, TaskState } from '@a2a-js/sdk';
-import type { AgentCard, Part, SendMessageRequest, StreamResponse, Task } from '@a2a-js/sdk';
+import type {
+  AgentCard,
+  ListTasksRequest,
+  Part,
+  SendMessageRequest,
+  StreamResponse,
+  Task,
+} from '@a2a-js/sdk';
 import {
   ClientFactory,
   ClientFactoryOptions,
@@ -489,6 +496,40 @@ describe('tokens', () => {
     expect((await alice.getTask({ tenant: '', id: paused.id })).status?.state).toBe(
       TaskState.TASK_STATE_INPUT_REQUIRED,
     );
+  });
+});
+
+describe('ListTasks', () => {
+  it("lists the caller's own tasks, newest first, a page at a time, by state or by context", async () => {
+    const alice = await client(review.url, aliceToken);
+    const bob = await client(review.url, bobToken);
+    const request = { tenant: '', contextId: '', status: TaskState.TASK_STATE_UNSPECIFIED, pageToken: '' };
+    const list = (who: Client, params: Partial<ListTasksRequest>) =>
+      who.listTasks({ ...request, statusTimestampAfter: undefined, ...params });
+    const older = asTask(await alice.sendMessage(send([data({ product: 'maps', audience: 'sailors' })])));
+    const newer = asTask(await alice.sendMessage(send([data({ product: 'oars', audience: 'rowers' })])));
+    const bobs = asTask(await bob.sendMessage(send([data({ product: 'nets', audience: 'fishers' })])));
+
+    const first = await list(alice, { pageSize: 1 });
+    expect(first.tasks.map((task) => task.id)).toEqual([newer.id]);
+    expect(first.nextPageToken).not.toBe('');
+    const second = await list(alice, { pageSize: 1, pageToken: first.nextPageToken });
+    expect(second.tasks.map((task) => task.id)).toEqual([older.id]);
+
+    const waiting = await list(alice, { status: TaskState.TASK_STATE_INPUT_REQUIRED, pageSize: 100 });
+    const ids = waiting.tasks.map((task) => task.id);
+    expect(ids).toEqual(expect.arrayContaining([older.id, newer.id]));
+    expect(ids).not.toContain(bobs.id);
+    expect(waiting.tasks.every((task) => task.status?.state === TaskState.TASK_STATE_INPUT_REQUIRED)).toBe(
+      true,
+    );
+    const done = await list(alice, { status: TaskState.TASK_STATE_COMPLETED, pageSize: 100 });
+    expect(done.tasks.map((task) => task.id)).not.toContain(newer.id);
+
+    // A task's context is the task: Alice finds hers, Bob finds nothing of Alice's.
+    expect((await list(alice, { contextId: newer.id })).tasks.map((task) => task.id)).toEqual([newer.id]);
+    expect((await list(bob, { contextId: newer.id })).tasks).toEqual([]);
+    expect((await list(bob, { pageSize: 100 })).tasks.map((task) => task.id)).not.toContain(newer.id);
   });
 });
 

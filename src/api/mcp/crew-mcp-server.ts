@@ -1,21 +1,54 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
-import { z } from 'zod';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import { CrewdError, isCrewdError, MissingInputsError } from '../../domain/errors.ts';
-import { noWebhooks } from '../../domain/execution.ts';
 import type { Execution } from '../../domain/execution.ts';
 import type { Caller, ExecutionService } from '../../service/execution-service.ts';
 import { waitUntilSettled } from '../../service/wait-until-settled.ts';
 import type { WaitOptions } from '../../service/wait-until-settled.ts';
+import type { CrewDefinition } from '../../domain/crew.ts';
+import { kickoffWebhooks } from '../kickoff-webhooks.ts';
 import { requestFieldLimits } from '../request-schemas.ts';
 import { statusViewSchema } from '../response-schemas.ts';
 import { toStatusView } from '../status-view.ts';
 import { executionProgress } from './mcp-progress.ts';
 import { toolError, toolResult } from './mcp-tool-result.ts';
+import {
+  cancelToolInput,
+  kib,
+  kickoffToolInput,
+  mcpWaitSeconds,
+  resumeToolInput,
+  resumeToolOutput,
+  statusToolInput,
+} from './mcp-tool-schemas.ts';
+import type { KickoffExtra, KickoffToolInput } from './mcp-tool-schemas.ts';
 
-/** How long the kickoff and resume tools wait for a pause or the end when `wait_seconds` is not given, and at most. */
-export const mcpWaitSeconds = { default: 30, max: 300 } as const;
+/**
+ * What the servers of every request share, made once where the route is registered: the kickoff tool's input per
+ * crew version (kept while the version is served), and the JSON Schema validator the SDK would otherwise build for
+ * each server (it compiles its meta-schemas, about half a millisecond).
+ */
+export interface CrewMcpShared {
+  readonly kickoffInput: (crew: CrewDefinition) => KickoffToolInput;
+  readonly jsonSchemaValidator: AjvJsonSchemaValidator;
+}
+
+export function createCrewMcpShared(): CrewMcpShared {
+  const inputs = new WeakMap<CrewDefinition, KickoffToolInput>();
+  return {
+    kickoffInput(crew) {
+      let input = inputs.get(crew);
+      if (input === undefined) {
+        input = kickoffToolInput(crew);
+        inputs.set(crew, input);
+      }
+      return input;
+    },
+    jsonSchemaValidator: new AjvJsonSchemaValidator(),
+  };
+}
 
 export interface CrewMcpServerOptions {
   readonly service: ExecutionService;
@@ -29,42 +62,25 @@ export interface CrewMcpServerOptions {
   readonly interrupt: AbortSignal;
   /** Told of tool failures that are crewd's own (status 500 and up); clients get only the contract's message. */
   readonly onServerFault: (error: unknown, status: number) => void;
+  readonly shared: CrewMcpShared;
 }
 
 type Extra = RequestHandlerExtra<ServerRequest, ServerNotification>;
 
-const kib = (bytes: number): string => `${bytes / 1024} KiB`;
 const jsonBytes = (value: unknown): number => Buffer.byteLength(JSON.stringify(value));
 
-const waitSecondsSchema = (defaultSeconds: number) =>
-  z
-    .number()
-    .int()
-    .min(0)
-    .max(mcpWaitSeconds.max)
-    .optional()
-    .describe(
-      `Seconds to wait for the execution to finish or pause for review (default ${defaultSeconds}, ` +
-        `at most ${mcpWaitSeconds.max}; 0 answers at once). It keeps running after the wait either way.`,
-    );
-
-const resumeResultSchema = z.object({
-  status: z.enum(['resumed', 'retrying', 'completed']),
-  message: z.string(),
-  execution: statusViewSchema.describe('The execution after the wait, as the status tool shows it'),
-});
-
 /**
- * An MCP server over one crew for one request's caller, with three tools: `kickoff` (the crew's inputs are its
- * arguments), `status` and `resume`. Executions it starts are ordinary ones: listed, streamed and reviewable
+ * An MCP server over one crew for one request's caller, with four tools: `kickoff` (the crew's inputs are its
+ * arguments, with `meta` and the webhooks of `POST /kickoff`), `status`, `resume` and `cancel`. Executions it starts are ordinary ones: listed, streamed and reviewable
  * everywhere else, and recovered after a restart.
  */
 export function createCrewMcpServer(options: CrewMcpServerOptions): McpServer {
-  const { service, clock, caller, interrupt, onServerFault } = options;
+  const { service, clock, caller, interrupt, onServerFault, shared } = options;
   const crew = service.crew;
   const server = new McpServer(
     { name: 'crewd', title: crew.name, version: '1.0.0' },
     {
+      jsonSchemaValidator: shared.jsonSchemaValidator,
       instructions:
         `Runs the crew "${crew.name}". Call kickoff with its inputs; a paused execution waits for a review that ` +
         'resume answers; status reads an execution at any time.',
@@ -112,22 +128,10 @@ export function createCrewMcpServer(options: CrewMcpServerOptions): McpServer {
     return execution;
   };
 
-  const inputNames = crew.requiredInputs;
-  const inputShape: Record<string, z.ZodType> = {};
-  for (const name of inputNames) {
-    // Listed as a required string; one missing (or not a string) reaches the tool as undefined, so it answers the
-    // contract's "Missing required inputs" with their names, as POST /kickoff does, rather than a parser's text.
-    inputShape[name] = z
-      .string()
-      .catch(undefined as unknown as string)
-      .describe(`Replaces {${name}} in the crew's agents and tasks`);
-  }
-  // A crew input of the same name wins: the wait then takes its default.
-  const offersWait = !inputNames.includes('wait_seconds');
-  const kickoffSchema = z.object({
-    ...(offersWait ? { wait_seconds: waitSecondsSchema(mcpWaitSeconds.default) } : {}),
-    ...inputShape,
-  });
+  const { schema: kickoffSchema, inputNames, extras } = shared.kickoffInput(crew);
+  /** An extra argument's value, or undefined when a crew input took its name. */
+  const extraOf = (args: Record<string, unknown>, name: KickoffExtra): unknown =>
+    extras.has(name) ? args[name] : undefined;
 
   server.registerTool(
     'kickoff',
@@ -137,7 +141,7 @@ export function createCrewMcpServer(options: CrewMcpServerOptions): McpServer {
         `Starts an execution of the crew "${crew.name}" (tasks: ${crew.tasks.map((task) => task.name).join(', ')}) ` +
         'and waits for it to finish or pause for review. Answers its status: on SUCCESS the result; on PAUSED ' +
         'pending_human_input (task_id, output) to answer with resume; otherwise kickoff_id and state to follow ' +
-        'with status.',
+        'with status. meta and the webhook arguments are those of POST /kickoff.',
       inputSchema: kickoffSchema,
       outputSchema: statusViewSchema,
       annotations: {
@@ -159,14 +163,23 @@ export function createCrewMcpServer(options: CrewMcpServerOptions): McpServer {
             `inputs must be at most ${kib(requestFieldLimits.inputsBytes)} as JSON`,
           );
         }
+        // Checked by the same schemas as POST /kickoff's body before the tool runs.
+        const webhookFields = {
+          taskWebhookUrl: extraOf(args, 'taskWebhookUrl'),
+          stepWebhookUrl: extraOf(args, 'stepWebhookUrl'),
+          crewWebhookUrl: extraOf(args, 'crewWebhookUrl'),
+          humanInputWebhook: extraOf(args, 'humanInputWebhook'),
+          webhooks: extraOf(args, 'webhooks'),
+        } as Parameters<typeof kickoffWebhooks>[0];
+        const meta = (extraOf(args, 'meta') ?? null) as Record<string, unknown> | null;
         const { kickoffId } = await service.kickoff({
           inputs,
-          meta: null,
-          webhooks: noWebhooks,
+          meta,
+          webhooks: kickoffWebhooks(webhookFields),
           idempotencyKey: null,
           caller,
         });
-        const seconds = offersWait ? waitSeconds(args['wait_seconds']) : mcpWaitSeconds.default;
+        const seconds = waitSeconds(extraOf(args, 'wait_seconds'));
         // A new execution's whole log is short: progress then tells of every task from the first.
         return toolResult(view(await settle(kickoffId, seconds, extra, { afterSequence: 0 })));
       }),
@@ -179,10 +192,7 @@ export function createCrewMcpServer(options: CrewMcpServerOptions): McpServer {
       description:
         "An execution's status, as GET /status/{kickoff_id} answers it: state, result, progress, task outputs " +
         'and the pending review; with wait_seconds, once it finishes or pauses (or the wait ends).',
-      inputSchema: {
-        kickoff_id: z.string().min(1).describe('The id kickoff answered'),
-        wait_seconds: waitSecondsSchema(0),
-      },
+      inputSchema: statusToolInput,
       outputSchema: statusViewSchema,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
@@ -198,20 +208,8 @@ export function createCrewMcpServer(options: CrewMcpServerOptions): McpServer {
         'Answers the review a PAUSED execution waits for (its pending_human_input), as POST /resume does: ' +
         'is_approve true continues with the next task, false runs the task again with the feedback. Then ' +
         'waits like kickoff and answers the execution as it stands.',
-      inputSchema: {
-        execution_id: z.string().min(1).describe('The kickoff_id of the paused execution'),
-        task_id: z.string().min(1).describe('pending_human_input.task_id'),
-        human_feedback: z
-          .string()
-          .refine(
-            (text) => Buffer.byteLength(text) <= requestFieldLimits.feedbackBytes,
-            `must be at most ${kib(requestFieldLimits.feedbackBytes)}`,
-          )
-          .describe('Added to the context of later tasks, or of the retried task; may be empty'),
-        is_approve: z.boolean().describe('true continues; false runs the task again with the feedback'),
-        wait_seconds: waitSecondsSchema(mcpWaitSeconds.default),
-      },
-      outputSchema: resumeResultSchema,
+      inputSchema: resumeToolInput,
+      outputSchema: resumeToolOutput,
       annotations: {
         readOnlyHint: false,
         destructiveHint: false,
@@ -236,6 +234,20 @@ export function createCrewMcpServer(options: CrewMcpServerOptions): McpServer {
         const execution = await settle(args.execution_id, waitSeconds(args.wait_seconds), extra);
         return toolResult({ status: result.status, message: result.message, execution: view(execution) });
       }),
+  );
+
+  server.registerTool(
+    'cancel',
+    {
+      title: 'Cancel an execution',
+      description:
+        'Cancels an execution as POST /cancel/{kickoff_id} does: one not finished becomes REVOKED, a finished one ' +
+        'stays as it is. Answers its status.',
+      inputSchema: cancelToolInput,
+      outputSchema: statusViewSchema,
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    },
+    ({ kickoff_id }) => run(async () => toolResult(view(await service.cancel(kickoff_id, caller)))),
   );
 
   return server;

@@ -1,7 +1,8 @@
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { bearerToken, callerOf } from '../bearer-auth.ts';
 import type { Authenticate } from '../bearer-auth.ts';
-import { createCrewMcpServer } from '../mcp/crew-mcp-server.ts';
+import { createCrewMcpServer, createCrewMcpShared } from '../mcp/crew-mcp-server.ts';
+import { toWebRequest, writeWebResponse } from '../mcp/web-response-writer.ts';
 import { defaultTokenRecheckMs, watchStreamToken } from '../stream-token-watch.ts';
 import type { RouteContext, ZodApp } from './route-context.ts';
 
@@ -13,6 +14,8 @@ export interface McpRouteContext extends RouteContext {
 }
 
 const path = '/mcp';
+/** How long a tool call's response headers may wait for its first message (see `writeWebResponse`). */
+const headerDelayMs = 1000;
 
 /**
  * `{base_url}/mcp`: the crew as an MCP server over Streamable HTTP (CONTRACT §3.7), behind the same bearer tokens
@@ -26,6 +29,7 @@ const path = '/mcp';
 export function registerMcpRoutes(app: ZodApp, context: McpRouteContext): void {
   const { service, clock, metrics, authenticate } = context;
   const tokenRecheckMs = context.tokenRecheckMs ?? defaultTokenRecheckMs;
+  const shared = createCrewMcpShared();
   // Ends waiting tool calls when the server closes, so shutdown does not wait out their bound.
   const closing = new AbortController();
   app.addHook('preClose', (done) => {
@@ -52,18 +56,24 @@ export function registerMcpRoutes(app: ZodApp, context: McpRouteContext): void {
         caller,
         interrupt: AbortSignal.any([closing.signal, revoked.signal]),
         onServerFault: (error) => request.log.error({ err: error }, 'MCP tool call failed'),
+        shared,
       });
-      const transport = new StreamableHTTPServerTransport({});
+      const transport = new WebStandardStreamableHTTPServerTransport({});
       const route = request.routeOptions.url ?? path;
       reply.hijack();
       reply.raw.on('close', () => {
         token.stop();
         metrics.observeHttpRequest('POST', route, reply.raw.statusCode, reply.elapsedTime / 1000);
-        // Aborts a waiting tool call whose client went away.
-        void server.close();
+        // Aborts a waiting tool call whose client went away. A response sent whole leaves nothing running; closing
+        // the server then would only build the SDK's "connection closed" error for no one.
+        if (!reply.raw.writableFinished) void server.close();
       });
       await server.connect(transport);
-      await transport.handleRequest(request.raw, reply.raw, request.body);
+      const url = `${request.protocol}://${request.host}${request.url}`;
+      const response = await transport.handleRequest(toWebRequest(request.method, url, request.headers), {
+        parsedBody: request.body,
+      });
+      await writeWebResponse(response, reply.raw, headerDelayMs);
     },
   );
 
