@@ -9,6 +9,7 @@ import { FlowMethodError } from './flow-errors.ts';
 import type { ActionContext } from './flow-action-context.ts';
 import { crewOutputOf, validatedEntry } from './crew-output.ts';
 import { renderTemplated } from './templated-value.ts';
+import { withRegistryToolNames } from './flow-tool-reference.ts';
 
 /** The agent action's one task: its input is the whole request. */
 const agentTaskExpectedOutput = 'The answer to the request above.';
@@ -26,7 +27,10 @@ export async function runAgentAction(
     throw new FlowMethodError(context.method, 'agent input must render to a string');
   const { input: _input, settings, ...fields } = action.agent;
   void _input;
-  const entry = { ...fields, ...(typeof settings === 'object' && settings !== null ? settings : {}) };
+  const entry = withRegistryToolNames({
+    ...fields,
+    ...(typeof settings === 'object' && settings !== null ? settings : {}),
+  });
   const agent = validatedEntry(agentSchema, entry, `methods.${context.method}.do.with`, context.method);
   const crew: CrewDefinition = assembleCrew(context.method, {
     config: {},
