@@ -54,6 +54,8 @@ def to_json(value):
 def _serializable(value):
     if hasattr(value, "model_dump"):
         return value.model_dump(mode="json")
+    if hasattr(value, "__fields__") and hasattr(value, "dict"):
+        return value.dict()
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return dataclasses.asdict(value)
     if isinstance(value, enum.Enum):
@@ -69,7 +71,8 @@ def _state_of(request):
     written = request.get("state") or {}
     model_ref = request.get("stateModel")
     if model_ref:
-        return resolve(model_ref).model_validate(written)
+        model = resolve(model_ref)
+        return model.model_validate(written) if hasattr(model, "model_validate") else model.parse_obj(written)
     return FlowState(written)
 
 
@@ -139,9 +142,12 @@ def run_script(request):
 
 def state_schema(request):
     model = resolve(request["ref"])
-    if not hasattr(model, "model_json_schema"):
+    if hasattr(model, "model_json_schema"):
+        schema = dict(model.model_json_schema())
+    elif hasattr(model, "schema") and hasattr(model, "__fields__"):
+        schema = dict(model.schema())
+    else:
         raise TypeError(f"{request['ref']} is not a Pydantic model")
-    schema = dict(model.model_json_schema())
     schema.get("properties", {}).pop("id", None)
     if "required" in schema:
         schema["required"] = [name for name in schema["required"] if name != "id"]

@@ -28,6 +28,15 @@ describe('crewd run with a flow', () => {
     expect(result.code).toBe(0);
   });
 
+  it("runs a flow's Python actions in the project's Python", async () => {
+    const dir = userCrew(join(repoRoot, 'test/fixtures/flows/python-flow'));
+    const result = await runCrewd(['run', dir, '--inputs', '{"owner": "Ada"}'], {
+      env: { CREWD_PYTHON: 'python3', CREWAI_ALLOW_FLOW_SCRIPT_EXECUTION: '1' },
+    });
+    expect(result.stdout.trim()).toBe('Ada 15 30 opened for Ada');
+    expect(result.code).toBe(0);
+  });
+
   it('refuses inputs that do not fit the state before anything runs', async () => {
     const result = await runCrewd(['run', userCrew(exampleFlow), '--inputs', '{"colour": "red"}']);
     expect(result.stderr).toContain("missing required input 'topic'");

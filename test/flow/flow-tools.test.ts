@@ -66,7 +66,13 @@ describe('tools of flow agents', () => {
   async function open(dir: string, env: Record<string, string> = {}): Promise<FlowRuntime> {
     runtime = await openFlowRuntime({
       target: dir,
-      env: { OPENAI_BASE_URL: fake.url, OPENAI_API_KEY: 'sk-test', CREWD_PYTHON: 'python3', ...env },
+      env: {
+        PATH: process.env.PATH ?? '',
+        OPENAI_BASE_URL: fake.url,
+        OPENAI_API_KEY: 'sk-test',
+        CREWD_PYTHON: 'python3',
+        ...env,
+      },
       warn: () => {},
       tools: { workspaceRoot: join(dir, '..', 'workspaces'), crewdState: [] },
     });
