@@ -1,4 +1,5 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { checkFlowInputs } from '../../src/flow/flow-state.ts';
@@ -95,5 +96,36 @@ describe("Python actions in the project's Python", () => {
     await expect(open(userCrew(pythonFlow), { ...withScripts, CREWD_PYTHON: missing })).rejects.toThrow(
       "flow.yaml (methods.open_book.do): method 'open_book' uses call: code, which runs in the project's Python, and no Python is available (could not start",
     );
+  });
+
+  it('keeps the state Python actions changed across a pause and a resume, running neither again', async () => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'crewd-python-flow-')));
+    writeFileSync(
+      join(dir, 'flow.yaml'),
+      `
+name: Tally
+state: {type: dict, default: {count: 0}}
+methods:
+  bump: {start: true, do: {call: script, code: "state['count'] += 1\\nreturn state['count']"}}
+  review:
+    listen: bump
+    do: {call: script, code: "state['count'] += 10\\nreturn 'draft'"}
+    human_feedback: {message: Check it}
+  report: {listen: review, do: {call: expression, expr: "string(state.count) + ' ' + outputs.review.feedback"}}
+`,
+    );
+    const opened = await open(dir, withScripts);
+    const journal = new MemoryFlowJournal();
+    expect(await run(opened, { journal })).toMatchObject({
+      status: 'paused',
+      method: 'review',
+      output: 'draft',
+      state: { count: 11 },
+    });
+    expect(await run(opened, { journal, feedback: 'fine' })).toMatchObject({
+      status: 'completed',
+      result: '11 fine',
+      state: { count: 11 },
+    });
   });
 });
