@@ -6,8 +6,12 @@ export interface PythonReference {
 
 const referencePattern = /^([A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)*):([A-Za-z_][\w]*(?:\.[A-Za-z_][\w]*)*)$/;
 
-/** `pkg.mod:Name` as module and attribute; undefined for anything else (a plain tool name). */
+/** crewAI's JSON loader's prefix for a project's own tool (`custom:file_read`): a name, not a Python module. */
+const customPrefix = 'custom:';
+
+/** `pkg.mod:Name` as module and attribute; undefined for anything else (a plain or `custom:` tool name). */
 export function pythonReference(written: string): PythonReference | undefined {
+  if (written.startsWith(customPrefix)) return undefined;
   const match = referencePattern.exec(written);
   return match === null ? undefined : { module: match[1]!, attribute: match[2]! };
 }
@@ -16,9 +20,11 @@ export function pythonReference(written: string): PythonReference | undefined {
  * The name a flow agent's tool is looked up by. crewAI's flows name tools as Python refs
  * (`crewai_tools:SerperDevTool`, `my_project.tools.lookup:LookupTool`); crewd's registry knows tools by the class or
  * function name, so a project's `tools/LookupTool.ts` or a built-in of that name can stand in for it, as in crews.
- * A plain name (`SerperDevTool`, `files.read_file`) is kept as it is.
+ * `custom:file_read` (crewAI's JSON crews' name for a project tool) is `file_read`. A plain name (`SerperDevTool`,
+ * `files.read_file`) is kept as it is.
  */
 export function flowToolName(written: string): string {
+  if (written.startsWith(customPrefix)) return written.slice(customPrefix.length);
   const reference = pythonReference(written);
   return reference === undefined ? written : (reference.attribute.split('.').at(-1) ?? written);
 }

@@ -9,6 +9,7 @@ import { PythonFlowHost } from '../tools/python/python-flow-host.ts';
 import type { OpenToolRegistry } from '../tools/tool-registry.ts';
 import { checkFlowTools } from './check-flow-tools.ts';
 import type { PythonActionHost } from './flow-action-context.ts';
+import { declaredCrewAgents } from './declared-crew-agents.ts';
 import { flowAgents } from './flow-agents.ts';
 import type { FlowAgent } from './flow-agents.ts';
 import type { FlowDefinition } from './flow-definition.ts';
@@ -109,7 +110,7 @@ export async function openFlowRuntime(options: OpenFlowRuntimeOptions): Promise<
     baseDir: definition.sourceDir ?? root,
     recordFile: options.recordFile,
   });
-  const agents = flowAgents(definition);
+  const agents = [...flowAgents(definition), ...(await declaredCrewAgents(definition))];
   let tools: OpenToolRegistry;
   try {
     tools = await openCrewTools(flowToolCrew(definition.name, agents, sourceRoot), {

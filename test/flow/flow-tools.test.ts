@@ -1,4 +1,4 @@
-import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -117,5 +117,56 @@ describe('tools of flow agents', () => {
     });
     expect(opened.tools.get('FileReadTool')?.name).toBe('FileReadTool');
     expect(opened.tools.get('SerperDevTool')?.name).toBe('SerperDevTool');
+  });
+
+  it("gives a from_declaration crew's agents the tools they name, custom: and Python refs alike", async () => {
+    fake.respondWith(toolUser);
+    const dir = userCrew(tooledFlow);
+    mkdirSync(join(dir, 'desk', 'agents'), { recursive: true });
+    writeFileSync(
+      join(dir, 'desk', 'crew.jsonc'),
+      JSON.stringify({
+        agents: ['clerk'],
+        tasks: [
+          {
+            name: 'decide',
+            description: 'Decide on order {order}',
+            expected_output: 'A decision',
+            agent: 'clerk',
+          },
+        ],
+      }),
+    );
+    const clerk = (tools: string[]) =>
+      JSON.stringify({ role: 'Clerk', goal: 'Decide', backstory: 'Careful.', tools });
+    writeFileSync(
+      join(dir, 'desk', 'agents', 'clerk.jsonc'),
+      clerk(['custom:lookup_order', 'desk_tools.refunds:RefundPolicyTool']),
+    );
+    writeFileSync(
+      join(dir, 'flow.yaml'),
+      'name: Declared\nmethods:\n  decide: {start: true, do: {call: crew, from_declaration: desk, inputs: {order: A-17}}}\n',
+    );
+    const opened = await open(dir);
+    const outcome = await runFlow({
+      definition: opened.definition,
+      journal: new MemoryFlowJournal(),
+      dependencies: {
+        models: opened.models,
+        tools: opened.tools,
+        defaultModel: testModel,
+        executionId: 'declared-1',
+      },
+    });
+    expect(offered(fake.requests[0]!).sort()).toEqual(['lookup_order', 'refund_policy']);
+    expect(outcome).toMatchObject({
+      result: { raw: 'order A-17: shipped on Tuesday | refund of 30 EUR: allowed' },
+    });
+    await runtime?.close();
+    runtime = undefined;
+    writeFileSync(join(dir, 'desk', 'agents', 'clerk.jsonc'), clerk(['custom:lookup_orders']));
+    await expect(open(dir)).rejects.toThrow(
+      "flow.yaml (methods.decide.do.from_declaration (agents/clerk).tools[0]): method 'decide' gives an agent the tool 'lookup_orders'",
+    );
   });
 });
