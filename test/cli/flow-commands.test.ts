@@ -35,6 +35,12 @@ describe('crewd run with a flow', () => {
     });
     expect(result.stdout.trim()).toBe('Ada 15 30 opened for Ada');
     expect(result.code).toBe(0);
+    const checked = await runCrewd(['check', dir], {
+      env: { CREWD_PYTHON: 'python3', CREWAI_ALLOW_FLOW_SCRIPT_EXECUTION: '1' },
+    });
+    expect(checked.stdout).toContain('Inputs (state fields): owner, total, entries');
+    expect(checked.stdout).toMatch(/Python actions run by python3 \(from CREWD_PYTHON\), Python 3\.\d+/);
+    expect(checked.code).toBe(0);
   });
 
   it('refuses inputs that do not fit the state before anything runs', async () => {
