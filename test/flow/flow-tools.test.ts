@@ -8,6 +8,7 @@ import type { FlowRuntime } from '../../src/flow/open-flow-runtime.ts';
 import { runFlow } from '../../src/flow/run-flow.ts';
 import { repoRoot } from '../cli/crewd-command.ts';
 import { startFakeOpenAI } from '../support/fake-openai-server.ts';
+import { startStreamableHttpServer } from '../support/mcp-http-server.ts';
 import type { FakeOpenAIServer, RecordedRequest } from '../support/fake-openai-server.ts';
 import { userCrew } from '../support/user-crew.ts';
 import { testModel } from './flow-harness.ts';
@@ -34,6 +35,7 @@ const argumentsFor: Record<string, unknown> = {
   lookup_order: { order: 'A-17' },
   courier_status: { parcel: 'P-1' },
   refund_policy: { amount: 30 },
+  echo: { text: 'through MCP' },
 };
 
 interface OfferedTool {
@@ -49,7 +51,10 @@ function toolUser(request: RecordedRequest) {
   const messages = request.body.messages as { role: string; content: string }[];
   const results = messages.filter((message) => message.role === 'tool').map((message) => message.content);
   if (results.length > 0) return { content: results.join(' | ') };
-  return { toolCalls: offered(request).map((name) => ({ name, arguments: argumentsFor[name] ?? {} })) };
+  // An MCP server's tool is offered under a name that carries the server's (`…_mcp_echo`).
+  const argumentsOf = (name: string) =>
+    Object.entries(argumentsFor).find(([tool]) => name === tool || name.endsWith(`_${tool}`))?.[1] ?? {};
+  return { toolCalls: offered(request).map((name) => ({ name, arguments: argumentsOf(name) })) };
 }
 
 describe('tools of flow agents', () => {
@@ -168,5 +173,33 @@ describe('tools of flow agents', () => {
     await expect(open(dir)).rejects.toThrow(
       "flow.yaml (methods.decide.do.from_declaration (agents/clerk).tools[0]): method 'decide' gives an agent the tool 'lookup_orders'",
     );
+  });
+
+  it("gives a flow agent the tools of the MCP servers its mcps name, as a crew's agent gets them", async () => {
+    fake.respondWith(toolUser);
+    const server = await startStreamableHttpServer();
+    try {
+      const opened = await open(
+        flowDir(
+          `name: OneAgent\nmethods:\n  answer:\n    start: true\n    do: {call: agent, with: {role: R, goal: G, backstory: B, mcps: ["${server.url}#echo"], input: hi}}\n`,
+        ),
+      );
+      const outcome = await runFlow({
+        definition: opened.definition,
+        journal: new MemoryFlowJournal(),
+        dependencies: {
+          models: opened.models,
+          tools: opened.tools,
+          defaultModel: testModel,
+          executionId: 'mcp-1',
+        },
+      });
+      expect(offered(fake.requests[0]!)).toEqual([expect.stringMatching(/_mcp_echo$/)]);
+      expect(outcome).toMatchObject({ result: { raw: 'through MCP' } });
+    } finally {
+      await runtime?.close();
+      runtime = undefined;
+      await server.close();
+    }
   });
 });
