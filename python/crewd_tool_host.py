@@ -114,7 +114,8 @@ def _build(request):
             "error": f"AttributeError: module '{request['module']}' has no attribute '{request['attribute']}'",
         }
     try:
-        if request["kind"] == "class":
+        # A class is built with crew.py's arguments; a flow's tool ref may name either, as crewAI takes both.
+        if request["kind"] == "class" and inspect.isclass(target):
             instance = target(*request.get("args", []), **request.get("kwargs", {}))
         else:
             instance = target
@@ -146,6 +147,24 @@ def _call(request):
         answer = {"id": request_id, "ok": True, "result": text}
     except BaseException as error:  # noqa: BLE001
         answer = {"id": request_id, "ok": False, "error": _error_text(error)}
+    try:
+        _send(answer)
+    except BaseException:  # noqa: BLE001 - crewd has gone; nothing to tell
+        os._exit(0)
+
+
+def _flow_action(request):
+    """A flow's Python action or state class (crewd_flow_actions): the result and the state it leaves, as JSON."""
+    import crewd_flow_actions
+
+    request_id = request["id"]
+    try:
+        value, state = crewd_flow_actions.RUNNERS[request["op"]](request)
+        answer = {"id": request_id, "ok": True, "value": value}
+        if state is not None:
+            answer["state"] = state
+    except BaseException as error:  # noqa: BLE001
+        answer = _failure(request_id, error)
     try:
         _send(answer)
     except BaseException:  # noqa: BLE001 - crewd has gone; nothing to tell
@@ -191,6 +210,8 @@ def main():
             _send(_build(request))
         elif request.get("op") == "call":
             workers.submit(_call, request)
+        elif str(request.get("op", "")).startswith("flow-"):
+            workers.submit(_flow_action, request)
         elif request.get("op") == "ping":
             _send({"id": request["id"], "ok": True})
     # stdin closed: crewd is done with this host, or has died. Calls under way get a moment to finish; one that hangs

@@ -1,3 +1,5 @@
+import { stat } from 'node:fs/promises';
+import path from 'node:path';
 import type { Command } from 'commander';
 import { withProjectEnv } from '../crew/project-env.ts';
 import { CrewdError } from '../domain/errors.ts';
@@ -7,7 +9,8 @@ import { crewdStatePaths, workspaceRoot } from '../workspace/execution-workspace
 import type { CliContext } from './cli-context.ts';
 import { crewCredentials } from './crew-credentials.ts';
 import { migrationReport } from './migration-report.ts';
-import { isFlow, loadFlow } from '../flow/load-flow.ts';
+import { isFlow } from '../flow/load-flow.ts';
+import { openFlowRuntime } from '../flow/open-flow-runtime.ts';
 import { flowReport } from './flow-report.ts';
 
 /** `crewd check <crew-dir>`: the migration report, and a non-zero exit when crewd would not run the crew as written. */
@@ -20,8 +23,27 @@ export function registerCheckCommand(program: Command, context: CliContext): voi
     .action(async (crewDir: string, options: { crew?: string }) => {
       if (options.crew === undefined && (await isFlow(crewDir))) {
         const warnings: string[] = [];
-        const definition = await loadFlow(crewDir, { warn: (message) => warnings.push(message) });
-        context.stdout.write(flowReport(definition, warnings));
+        const targetDir = (await stat(crewDir)).isDirectory() ? crewDir : path.dirname(crewDir);
+        // Opening the flow checks what it needs: its Python, its agents' tools (a tool no source has is refused).
+        const runtime = await openFlowRuntime({
+          target: crewDir,
+          env: await withProjectEnv(path.resolve(targetDir), context.env),
+          warn: (message) => warnings.push(message),
+          tools: {
+            workspaceRoot: workspaceRoot(defaultDatabasePath),
+            crewdState: crewdStatePaths(defaultDatabasePath),
+          },
+        });
+        try {
+          context.stdout.write(
+            flowReport(runtime.definition, warnings, {
+              python: runtime.python,
+              tools: runtime.tools.statuses(),
+            }),
+          );
+        } finally {
+          await runtime.close();
+        }
         return;
       }
       const env = await withProjectEnv(crewDir, context.env);

@@ -1,9 +1,15 @@
 import type { FlowDefinition, FlowMethodDefinition } from '../flow/flow-definition.ts';
 import type { FlowCondition } from '../flow/flow-schema.ts';
 import { flowInputs, stateModel } from '../flow/flow-state.ts';
+import { sourceName } from '../tools/tool-source.ts';
+import type { ToolSourceStatus } from '../tools/tool-source.ts';
 
 /** `crewd check` for a flow: its methods, what triggers each, its inputs, and what crewd does not honour. */
-export function flowReport(definition: FlowDefinition, warnings: readonly string[]): string {
+export function flowReport(
+  definition: FlowDefinition,
+  warnings: readonly string[],
+  opened: { readonly python?: string | undefined; readonly tools?: readonly ToolSourceStatus[] } = {},
+): string {
   const lines = [`Flow ${definition.name} (${definition.file})`];
   if (definition.description !== undefined) lines.push(definition.description);
   lines.push('', 'Methods:');
@@ -19,6 +25,10 @@ export function flowReport(definition: FlowDefinition, warnings: readonly string
       ? `Inputs (state fields): ${inputs.join(', ') || 'none'}`
       : `Inputs: any (dict state${inputs.length > 0 ? `, defaults for ${inputs.join(', ')}` : ''})`,
   );
+  const listed = (opened.tools ?? []).filter((status) => status.listing !== undefined);
+  for (const status of listed)
+    lines.push('', `${sourceName(status)}:`, ...(status.listing ?? []).map((line) => `  ${line}`));
+  if (opened.python !== undefined) lines.push('', `Python actions run by ${opened.python}`);
   if (warnings.length > 0) lines.push('', 'Warnings:', ...warnings.map((warning) => `  ${warning}`));
   if (definition.unhonoured.length > 0)
     lines.push('', 'Not honoured:', ...definition.unhonoured.map((item) => `  ${item}`));

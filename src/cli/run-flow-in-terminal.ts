@@ -1,18 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { withProjectEnv } from '../crew/project-env.ts';
 import { CrewdError } from '../domain/errors.ts';
 import type { EngineEvent } from '../domain/events.ts';
 import { addUsage, emptyUsage } from '../domain/usage.ts';
-import { toolRegistryOf } from '../engine/tool.ts';
 import type { JsonValue } from '../flow/cel-values.ts';
 import { checkFlowInputs } from '../flow/flow-state.ts';
-import { loadFlow } from '../flow/load-flow.ts';
+import { openFlowRuntime } from '../flow/open-flow-runtime.ts';
+import type { FlowRuntime } from '../flow/open-flow-runtime.ts';
 import { MemoryFlowJournal } from '../flow/memory-flow-journal.ts';
 import { runFlow } from '../flow/run-flow.ts';
 import type { FlowOutcome } from '../flow/run-flow.ts';
-import { createModelResolver } from '../llm/resolve-model.ts';
+import { defaultDatabasePath } from '../config.ts';
+import { crewdStatePaths, workspaceRoot } from '../workspace/execution-workspace.ts';
 import type { CliContext } from './cli-context.ts';
 import { lazyLineSource } from './line-source.ts';
 import { parseJsonObject } from './parse-json-object.ts';
@@ -35,9 +36,36 @@ export async function runFlowInTerminal(
   options: RunFlowOptions,
   context: CliContext,
 ): Promise<void> {
-  const { stderr, stdout } = context;
+  const { stderr } = context;
   const warn = (message: string): void => void stderr.write(`warning: ${message}\n`);
-  const definition = await loadFlow(target, { warn });
+  const targetDir = (await stat(target)).isDirectory() ? target : path.dirname(target);
+  const env = await withProjectEnv(path.resolve(targetDir), context.env);
+  const runtime = await openFlowRuntime({
+    target,
+    env,
+    warn,
+    tools: {
+      workspaceRoot: workspaceRoot(defaultDatabasePath),
+      crewdState: crewdStatePaths(defaultDatabasePath),
+    },
+    recordFile: options.record,
+  });
+  try {
+    await runOpenedFlow(runtime, env, options, context, warn);
+  } finally {
+    await runtime.close();
+  }
+}
+
+async function runOpenedFlow(
+  runtime: FlowRuntime,
+  env: Readonly<Record<string, string | undefined>>,
+  options: RunFlowOptions,
+  context: CliContext,
+  warn: (message: string) => void,
+): Promise<void> {
+  const { stderr, stdout } = context;
+  const { definition } = runtime;
   for (const [flag, given] of [
     ['--model', options.model],
     ['--output-dir', options.outputDir],
@@ -55,20 +83,15 @@ export async function runFlowInTerminal(
     ];
     throw new CrewdError('MISSING_INPUTS', `The flow's inputs do not fit its state: ${problems.join('; ')}`);
   }
-  const baseDir = definition.sourceDir ?? path.resolve(target);
-  const env = await withProjectEnv(baseDir, context.env);
   const scripted = options.feedbackFile === undefined ? undefined : await readLines(options.feedbackFile);
   const lines = lazyLineSource(scripted, context.stdin, stderr);
   const lineSource = lines.open;
   const journal = new MemoryFlowJournal();
   let usage = emptyUsage;
   const dependencies = {
-    models: createModelResolver({
-      env,
-      baseDir,
-      ...(options.record === undefined ? {} : { recordFile: options.record }),
-    }),
-    tools: toolRegistryOf([]),
+    models: runtime.models,
+    tools: runtime.tools,
+    ...(runtime.pythonActions === undefined ? {} : { pythonActions: runtime.pythonActions }),
     defaultModel: env.MODEL === '' ? undefined : env.MODEL,
     executionId: randomUUID(),
     onWarning: warn,

@@ -28,11 +28,14 @@ const separator = '\n\n----------\n\n';
 /** The user message that starts a task attempt. */
 export function taskPrompt(parts: TaskPromptParts): string {
   const { task } = parts;
-  const sections = [
-    `Current task: ${defuse(task.description)}`,
-    `Expected output: ${defuse(task.expectedOutput)}\n` +
-      'Your final answer must be the complete content itself, not a description or summary of it.',
-  ];
+  const sections = [`Current task: ${defuse(task.description)}`];
+  // An agent run on its own (a flow's agent action, crewAI's Agent.kickoff) has no expected output to state.
+  if (task.expectedOutput !== '') {
+    sections.push(
+      `Expected output: ${defuse(task.expectedOutput)}\n` +
+        'Your final answer must be the complete content itself, not a description or summary of it.',
+    );
+  }
   if (task.outputJson !== undefined) sections.push(jsonInstructions(task.outputJson));
   if (task.markdown === true) sections.push(markdownInstructions);
   if (parts.context.length > 0) sections.push(contextSection(parts.context));

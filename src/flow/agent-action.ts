@@ -9,13 +9,14 @@ import { FlowMethodError } from './flow-errors.ts';
 import type { ActionContext } from './flow-action-context.ts';
 import { crewOutputOf, validatedEntry } from './crew-output.ts';
 import { renderTemplated } from './templated-value.ts';
+import { withRegistryToolNames } from './flow-tool-reference.ts';
 
-/** The agent action's one task: its input is the whole request. */
-const agentTaskExpectedOutput = 'The answer to the request above.';
+/** Stands in for the expected output while the task is checked; the task runs without one (see below). */
+const checkedExpectedOutput = 'the answer';
 
 /**
- * Runs an agent action: the agent answers its rendered `input` (which must be text) with crewd's agent loop, as a
- * one-task crew. `outputs.m` is crewAI's agent output shape: `{raw, pydantic, agent_role, usage_metrics, …}`.
+ * Runs an agent action as crewAI's `Agent.kickoff`: the agent answers its rendered `input` (which must be text)
+ * with crewd's agent loop, as a one-task crew whose task is the input alone. `outputs.m` is crewAI's agent output shape: `{raw, pydantic, agent_role, usage_metrics, …}`.
  */
 export async function runAgentAction(
   action: AgentActionDefinition,
@@ -26,7 +27,10 @@ export async function runAgentAction(
     throw new FlowMethodError(context.method, 'agent input must render to a string');
   const { input: _input, settings, ...fields } = action.agent;
   void _input;
-  const entry = { ...fields, ...(typeof settings === 'object' && settings !== null ? settings : {}) };
+  const entry = withRegistryToolNames({
+    ...fields,
+    ...(typeof settings === 'object' && settings !== null ? settings : {}),
+  });
   const agent = validatedEntry(agentSchema, entry, `methods.${context.method}.do.with`, context.method);
   const crew: CrewDefinition = assembleCrew(context.method, {
     config: {},
@@ -36,7 +40,7 @@ export async function runAgentAction(
         'answer',
         validatedEntry(
           taskSchema,
-          { description: input, expected_output: agentTaskExpectedOutput, agent: 'agent', context: [] },
+          { description: input, expected_output: checkedExpectedOutput, agent: 'agent', context: [] },
           'task',
           context.method,
         ),
@@ -45,9 +49,16 @@ export async function runAgentAction(
     toolOrigins: {},
     root: context.sourceDir ?? process.cwd(),
   });
+  // crewAI's Agent.kickoff sends the persona as the system message and the input as the current task, with no
+  // expected output: the one task carries none, so the model is asked only what the flow asks.
+  const kickoff: CrewDefinition = {
+    ...crew,
+    tasks: crew.tasks.map((task) => ({ ...task, expectedOutput: '' })),
+    requiredInputs: [],
+  };
   const outcome = await runCrew({
     executionId: context.dependencies.executionId,
-    crew: { ...crew, requiredInputs: [] },
+    crew: kickoff,
     inputs: {},
     checkpoint: { outputs: [], feedback: [] },
     models: context.dependencies.models,

@@ -13,8 +13,8 @@ export interface BuildFlowOptions {
   /** Receives one line per part of the document crewAI ignores or crewd does not honour. */
   readonly warn: Warn;
   /**
-   * Whether `code`, `tool` and `script` actions are accepted: only when the runner is given a host for Python
-   * actions. Refused at load otherwise, naming the method.
+   * Whether the flow's Python parts are accepted (`code`, `tool` and `script` actions, a Pydantic state class): only
+   * when the runner has the project's Python for them (openFlowRuntime). Refused at load otherwise, naming the method.
    */
   readonly acceptPythonActions?: boolean;
 }
@@ -52,7 +52,7 @@ export function buildFlow(source: Omit<FlowSource, 'keys'>, options: BuildFlowOp
     if (!knownKeys.config.includes(key))
       warn(`${file} (config.${key}): crewAI ignores this key, and so does crewd`);
   }
-  refusePythonParts(document, file, unhonoured);
+  refusePythonParts(document, file, unhonoured, options.acceptPythonActions === true);
 
   const methods = new Map<string, FlowMethodDefinition>();
   for (const [name, method] of Object.entries(document.methods)) {
@@ -85,7 +85,7 @@ export function buildFlow(source: Omit<FlowSource, 'keys'>, options: BuildFlowOp
         throw new FlowDefinitionError(file, error.message, error.key, error);
       throw error;
     }
-    if (!options.acceptPythonActions) refusePythonActions(file, name, action);
+    refusePythonActions(file, name, action, { available: options.acceptPythonActions === true });
     const humanFeedback = toHumanFeedback(method, `${file} (${where}.human_feedback)`, warn);
     // crewAI: a human_feedback with outcomes makes the method a router on them, whatever else was written.
     const feedbackRoutes = humanFeedback?.emit !== undefined && humanFeedback.emit.length > 0;

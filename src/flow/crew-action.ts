@@ -17,6 +17,7 @@ import { FlowMethodError } from './flow-errors.ts';
 import type { ActionContext } from './flow-action-context.ts';
 import { crewOutputOf, validatedEntry } from './crew-output.ts';
 import { renderTemplated } from './templated-value.ts';
+import { flowToolName, withRegistryToolNames } from './flow-tool-reference.ts';
 
 /**
  * Runs a crew action with crewd's crew process. Inputs are crewAI's: the crew's defaults (`with.inputs`, or the
@@ -74,7 +75,11 @@ function inlineCrew(written: Readonly<Record<string, unknown>>, context: ActionC
   void _inputs;
   const agents = new Map<string, AgentEntry>();
   for (const [name, entry] of agentEntries(writtenAgents)) {
-    agents.set(name, validatedEntry(agentSchema, entry, `${where}.agents.${name}`, context.method));
+    const named =
+      typeof entry === 'object' && entry !== null
+        ? withRegistryToolNames(entry as Record<string, unknown>)
+        : entry;
+    agents.set(name, validatedEntry(agentSchema, named, `${where}.agents.${name}`, context.method));
   }
   const tasks = new Map<string, TaskEntry>();
   (writtenTasks as Record<string, unknown>[]).forEach((task, index) => {
@@ -142,7 +147,15 @@ async function declaredCrew(
   if (crewFile === undefined)
     throw new FlowMethodError(context.method, `crew declaration not found: ${written}`);
   const ignore = (): void => {};
-  const entries = await loadJsoncCrew(crewFile, context.dependencies.onWarning ?? ignore, ignore);
+  const loaded = await loadJsoncCrew(crewFile, context.dependencies.onWarning ?? ignore, ignore);
+  // Python tool refs (`pkg.tools:LookupTool`) are named as the flow's registry knows them.
+  const agents = new Map(
+    [...loaded.agents].map(([name, agent]) => [
+      name,
+      { ...agent, ...(agent.tools == null ? {} : { tools: agent.tools.map(flowToolName) }) },
+    ]),
+  );
+  const entries = { ...loaded, agents };
   const crew = assembleCrew(path.basename(path.dirname(crewFile)), {
     ...entries,
     root: path.dirname(crewFile),

@@ -4,6 +4,7 @@ import type { ModelResolver } from '../llm/chat-model.ts';
 import type { CelRoot } from './cel-expression.ts';
 import type { JsonValue } from './cel-values.ts';
 import type { PythonActionDefinition } from './flow-definition.ts';
+import type { FlowState } from './flow-state.ts';
 
 /** Runs `code`, `tool` and `script` actions in Python; the flow loader accepts them only when a runner has one. */
 export interface PythonActionHost {
@@ -41,4 +42,8 @@ export interface ActionContext {
   readonly sourceDir: string | undefined;
   readonly signal: AbortSignal;
   readonly dependencies: FlowRunDependencies;
+  /** What the method that triggered this one returned (crewAI passes it to `code` refs and scripts' `input`). */
+  readonly input?: JsonValue;
+  /** Replaces the flow's state: `code` refs and scripts change it, as they change crewAI's live state. */
+  readonly setState?: (state: FlowState) => void;
 }

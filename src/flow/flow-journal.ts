@@ -23,6 +23,8 @@ export type FlowJournalEntry =
       readonly method: string;
       readonly call: number;
       readonly output: JsonValue;
+      /** The state once the action ran (Python actions may change it); absent in older journals. */
+      readonly state?: FlowState;
     }
   | {
       readonly kind: 'feedback-given';

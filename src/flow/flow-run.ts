@@ -43,6 +43,7 @@ interface Race {
 interface Recorded {
   completed?: Extract<FlowJournalEntry, { kind: 'method-completed' }>;
   action?: JsonValue;
+  actionState?: FlowState | undefined;
   feedback?: Extract<FlowJournalEntry, { kind: 'feedback-given' }>;
 }
 
@@ -60,21 +61,27 @@ export class FlowRun {
   readonly #inflight = new Set<Promise<unknown>>();
   readonly #controller = new AbortController();
   readonly #replay = new Map<string, Recorded>();
+  /** The flow's state: Python code and scripts may change it as they run. */
+  #state: FlowState;
 
   constructor(
     private readonly definition: FlowDefinition,
-    private readonly state: FlowState,
+    state: FlowState,
     private readonly journal: FlowJournal,
     private readonly dependencies: FlowRunDependencies,
     entries: readonly FlowJournalEntry[],
     private readonly onEvent: (event: FlowEvent) => void = () => {},
   ) {
+    this.#state = state;
     for (const entry of entries) {
       if (entry.kind === 'flow-started') continue;
       const key = `${entry.method}#${entry.call}`;
       const recorded = this.#replay.get(key) ?? {};
       if (entry.kind === 'method-completed') recorded.completed = entry;
-      if (entry.kind === 'action-completed') recorded.action = entry.output;
+      if (entry.kind === 'action-completed') {
+        recorded.action = entry.output;
+        recorded.actionState = entry.state;
+      }
       if (entry.kind === 'feedback-given') recorded.feedback = entry;
       this.#replay.set(key, recorded);
     }
@@ -95,6 +102,11 @@ export class FlowRun {
     }
   }
 
+  /** The state as the run left it. */
+  get state(): FlowState {
+    return this.#state;
+  }
+
   /** The flow's result: the output of the method that completed last (crewAI's `method_outputs[-1]`). */
   get result(): JsonValue {
     return this.#outputs.at(-1)?.final ?? null;
@@ -112,14 +124,14 @@ export class FlowRun {
     return promise;
   }
 
-  async #executeStart(method: FlowMethodDefinition): Promise<void> {
+  async #executeStart(method: FlowMethodDefinition, input: JsonValue | undefined = undefined): Promise<void> {
     this.#rerun(method.name);
-    const result = await this.#execute(method, undefined);
+    const result = await this.#execute(method, undefined, input);
     if (method.router && result !== null) {
-      await this.#dispatch(method.name);
-      await this.#dispatch(pythonStr(result));
+      await this.#dispatch(method.name, result);
+      await this.#dispatch(pythonStr(result), result);
     } else {
-      await this.#dispatch(method.name);
+      await this.#dispatch(method.name, result);
     }
   }
 
@@ -130,7 +142,11 @@ export class FlowRun {
     this.#firedOr.clear();
   }
 
-  async #runListener(method: FlowMethodDefinition, race: Race | undefined): Promise<JsonValue> {
+  async #runListener(
+    method: FlowMethodDefinition,
+    race: Race | undefined,
+    input: JsonValue,
+  ): Promise<JsonValue> {
     const count = (this.#calls.get(method.name) ?? 0) + 1;
     this.#calls.set(method.name, count);
     if (count > this.definition.maxMethodCalls) {
@@ -141,8 +157,8 @@ export class FlowRun {
       );
     }
     this.#rerun(method.name);
-    const result = await this.#execute(method, race);
-    await this.#dispatch(method.name);
+    const result = await this.#execute(method, race, input);
+    await this.#dispatch(method.name, result);
     return result;
   }
 
@@ -160,14 +176,16 @@ export class FlowRun {
   }
 
   /**
-   * Runs what `trigger` sets off. Declarative actions never read the trigger's value (crewAI passes it only to
-   * Python callables), so events carry names alone.
+   * Runs what `trigger` sets off; `value` is what the triggering method returned. Only Python actions read it (crewAI
+   * passes it to `code` refs and as a script's `input`); a router's outcome passes the router's result on.
    */
-  async #dispatch(trigger: string): Promise<void> {
+  async #dispatch(trigger: string, value: JsonValue): Promise<void> {
     const methods = [...this.definition.methods.values()];
     const routerEvents: string[] = [];
+    const routerValues: JsonValue[] = [];
     // Phase 1: routers, one after another, each outcome the next trigger.
     let current = trigger;
+    let currentValue = value;
     for (;;) {
       const routers = methods.filter(
         (method) =>
@@ -178,14 +196,16 @@ export class FlowRun {
       );
       if (routers.length === 0) break;
       for (const router of routers) {
-        const result = await this.#runListener(router, undefined);
+        const result = await this.#runListener(router, undefined, currentValue);
         if (result === null) {
           current = '';
           continue;
         }
         const event = pythonStr(result);
         routerEvents.push(event);
+        routerValues.push(result);
         current = event;
+        currentValue = result;
       }
     }
     // Phase 2: plain listeners of the trigger, then of each router outcome, concurrently per event.
@@ -206,24 +226,26 @@ export class FlowRun {
           this.#conditionMet(method.listen, method.name, event),
       );
       for (const listener of listeners) if (isMultiEventOr(listener.listen)) this.#firedOr.add(listener.name);
-      await this.#runConcurrently(listeners);
+      const eventValue = index === 0 ? value : (routerValues[index - 1] ?? null);
+      await this.#runConcurrently(listeners, eventValue);
       if (index > 0) {
         for (const start of methods) {
           if (start.start === undefined || start.start === true) continue;
-          if (this.#conditionMet(start.start, `start:${start.name}`, event)) await this.#executeStart(start);
+          if (this.#conditionMet(start.start, `start:${start.name}`, event))
+            await this.#executeStart(start, eventValue);
         }
       }
     }
   }
 
   /** Siblings run together; those racing to trigger one OR listener run until the first finishes. */
-  async #runConcurrently(listeners: FlowMethodDefinition[]): Promise<void> {
+  async #runConcurrently(listeners: FlowMethodDefinition[], input: JsonValue): Promise<void> {
     const races = this.#races(listeners);
     const running = listeners.filter((listener) => races.skip.has(listener.name) === false);
     await Promise.all(
       running.map((listener) =>
         this.#track(
-          this.#runListener(listener, races.of.get(listener.name)).catch((error: unknown) => {
+          this.#runListener(listener, races.of.get(listener.name), input).catch((error: unknown) => {
             if (error instanceof RaceLost) return null;
             this.#controller.abort(error);
             throw error;
@@ -266,13 +288,18 @@ export class FlowRun {
   }
 
   /** Runs (or replays) one method, with its human feedback step; records it and returns what listeners get. */
-  async #execute(method: FlowMethodDefinition, race: Race | undefined): Promise<JsonValue> {
+  async #execute(
+    method: FlowMethodDefinition,
+    race: Race | undefined,
+    input: JsonValue | undefined,
+  ): Promise<JsonValue> {
     const call = (this.#executions.get(method.name) ?? 0) + 1;
     this.#executions.set(method.name, call);
     const recorded = this.#replay.get(`${method.name}#${call}`);
     if (recorded?.completed !== undefined) {
       if (race !== undefined) this.#claim(race, method.name);
       const entry = recorded.completed;
+      this.#state = entry.bookkeeping.state;
       this.#complete(method.name, entry.output, entry.final);
       this.onEvent({ type: 'method-end', method: method.name, result: entry.result, replayed: true });
       return entry.result;
@@ -282,6 +309,7 @@ export class FlowRun {
     let output: JsonValue;
     if (recorded?.action !== undefined) {
       output = recorded.action;
+      if (recorded.actionState !== undefined) this.#state = recorded.actionState;
     } else {
       const signal =
         race === undefined
@@ -293,10 +321,14 @@ export class FlowRun {
       try {
         output = await runAction(method.action, {
           method: method.name,
-          data: { state: this.state, outputs: this.outputsByName() },
+          data: { state: this.#state, outputs: this.outputsByName() },
           sourceDir: this.definition.sourceDir,
           signal,
           dependencies: this.dependencies,
+          ...(input === undefined ? {} : { input }),
+          setState: (state) => {
+            this.#state = state;
+          },
         });
       } catch (error) {
         if (race?.winner !== undefined && race.winner !== method.name) throw new RaceLost();
@@ -316,7 +348,13 @@ export class FlowRun {
       const given = recorded?.feedback;
       if (given === undefined) {
         if (recorded?.action === undefined)
-          await this.journal.append({ kind: 'action-completed', method: method.name, call, output });
+          await this.journal.append({
+            kind: 'action-completed',
+            method: method.name,
+            call,
+            output,
+            state: this.#state,
+          });
         throw new FlowPause(method, output);
       }
       const review: JsonValue = {
@@ -359,7 +397,7 @@ export class FlowRun {
 
   #bookkeeping(): FlowBookkeeping {
     return {
-      state: this.state,
+      state: this.#state,
       outputs: this.#outputs.map(({ method, output }) => ({ method, output })),
       firedOr: [...this.#firedOr],
       pendingEvents: Object.fromEntries([...this.#pending].map(([key, seen]) => [key, [...seen]])),

@@ -4,12 +4,18 @@ import type { FlowDocument } from './flow-schema.ts';
 
 /**
  * Refuses the parts of a flow that need Python or crewAI's hosted platform, and lists in `unhonoured` the settings
- * crewd reads but does not act on. `state.type: pydantic` with a `json_schema` uses the schema, as crewAI falls
- * back to it when the class cannot be imported.
+ * crewd reads but does not act on. Without Python (`pythonAvailable` false), `state.type: pydantic` with a
+ * `json_schema` uses the schema, as crewAI falls back to it when the class cannot be imported; with Python the
+ * runner imports the class (openFlowRuntime).
  */
-export function refusePythonParts(document: FlowDocument, file: string, unhonoured: string[]): void {
+export function refusePythonParts(
+  document: FlowDocument,
+  file: string,
+  unhonoured: string[],
+  pythonAvailable = false,
+): void {
   const state = document.state;
-  if (state?.type === 'pydantic') {
+  if (state?.type === 'pydantic' && !pythonAvailable) {
     if (state.json_schema == null) {
       throw new FlowDefinitionError(
         file,
@@ -58,8 +64,17 @@ export function refusePythonParts(document: FlowDocument, file: string, unhonour
   }
 }
 
-/** A `code`, `tool` or `script` action (directly or as an `each` step) is refused, naming the method. */
-export function refusePythonActions(file: string, method: string, action: FlowActionDefinition): void {
+/**
+ * Refuses what no runner can give a method: an agent `from_repository`, a `{python: ...}` object in an agent or
+ * crew. A `code`, `tool` or `script` action (directly or as an `each` step) is refused, naming the method, unless
+ * `python` says the project's Python runs it; `python.reason` says why it cannot when it cannot.
+ */
+export function refusePythonActions(
+  file: string,
+  method: string,
+  action: FlowActionDefinition,
+  python: { readonly available: boolean; readonly reason?: string } = { available: false },
+): void {
   const actions = action.call === 'each' ? action.steps.map((step) => step.action) : [action];
   for (const atomic of actions) {
     const written =
@@ -85,13 +100,14 @@ export function refusePythonActions(file: string, method: string, action: FlowAc
       );
     }
   }
-  const python = actions
+  const call = actions
     .map((atomic) => atomic.call)
     .find((call) => call === 'code' || call === 'tool' || call === 'script');
-  if (python === undefined) return;
+  if (call === undefined || python.available) return;
   throw new FlowDefinitionError(
     file,
-    `method '${method}' uses call: ${python}, which runs Python; crewd does not run Python flow actions yet`,
+    `method '${method}' uses call: ${call}, which runs in the project's Python, and no Python is available` +
+      (python.reason === undefined ? '' : ` (${python.reason})`),
     `methods.${method}.do`,
   );
 }

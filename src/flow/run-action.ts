@@ -9,6 +9,7 @@ import type {
 } from './flow-definition.ts';
 import { ExpressionEvaluationError, FlowMethodError } from './flow-errors.ts';
 import type { ActionContext } from './flow-action-context.ts';
+import type { FlowState } from './flow-state.ts';
 import { renderTemplated } from './templated-value.ts';
 
 /** Runs one method's `do:`; CEL failures fail the method with crewAI's message. */
@@ -55,18 +56,24 @@ async function runEach(action: EachActionDefinition, context: ActionContext): Pr
   if (!Array.isArray(items)) throw new FlowMethodError(context.method, 'each.in must evaluate to an array');
   const flowOutputs = (context.data.outputs ?? {}) as Record<string, JsonValue>;
   const results: JsonValue[] = [];
+  // A Python step may change the state: later steps see the change, as crewAI's live state shows it.
+  let state = context.data.state;
+  const setState = (next: FlowState): void => {
+    state = next;
+    context.setState?.(next);
+  };
   for (const item of items) {
     const stepOutputs: Record<string, JsonValue> = {};
     let last: JsonValue = null;
     for (const step of action.steps) {
-      const data = { state: context.data.state, outputs: { ...flowOutputs, ...stepOutputs }, item };
+      const data = { state, outputs: { ...flowOutputs, ...stepOutputs }, item };
       if (step.condition !== undefined) {
         const decision = step.condition.evaluate(data);
         if (typeof decision !== 'boolean')
           throw new FlowMethodError(context.method, 'if expression must evaluate to a boolean');
         if (!decision) continue;
       }
-      last = await runAtomic(step.action, { ...context, data });
+      last = await runAtomic(step.action, { ...context, data, setState });
       stepOutputs[step.name] = last;
     }
     results.push(last);

@@ -76,10 +76,10 @@ export async function runFlow(options: RunFlowOptions): Promise<FlowOutcome> {
       output: error.output,
       message: feedback?.message ?? '',
       emit: feedback?.emit,
-      state,
+      state: run.state,
     };
   }
-  return { status: 'completed', result: run.result, state, outputs: run.outputsByName() };
+  return { status: 'completed', result: run.result, state: run.state, outputs: run.outputsByName() };
 }
 
 /** The review a journal waits on: a `human_feedback` method whose action completed and has no feedback yet. */

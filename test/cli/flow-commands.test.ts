@@ -1,3 +1,4 @@
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot, runCrewd } from './crewd-command.ts';
@@ -27,6 +28,21 @@ describe('crewd run with a flow', () => {
     expect(result.code).toBe(0);
   });
 
+  it("runs a flow's Python actions in the project's Python", async () => {
+    const dir = userCrew(join(repoRoot, 'test/fixtures/flows/python-flow'));
+    const result = await runCrewd(['run', dir, '--inputs', '{"owner": "Ada"}'], {
+      env: { CREWD_PYTHON: 'python3', CREWAI_ALLOW_FLOW_SCRIPT_EXECUTION: '1' },
+    });
+    expect(result.stdout.trim()).toBe('Ada 15 30 opened for Ada');
+    expect(result.code).toBe(0);
+    const checked = await runCrewd(['check', dir], {
+      env: { CREWD_PYTHON: 'python3', CREWAI_ALLOW_FLOW_SCRIPT_EXECUTION: '1' },
+    });
+    expect(checked.stdout).toContain('Inputs (state fields): owner, total, entries');
+    expect(checked.stdout).toMatch(/Python actions run by python3 \(from CREWD_PYTHON\), Python 3\.\d+/);
+    expect(checked.code).toBe(0);
+  });
+
   it('refuses inputs that do not fit the state before anything runs', async () => {
     const result = await runCrewd(['run', userCrew(exampleFlow), '--inputs', '{"colour": "red"}']);
     expect(result.stderr).toContain("missing required input 'topic'");
@@ -45,6 +61,23 @@ describe('crewd check with a flow', () => {
     );
     expect(result.stdout).toContain('Inputs (state fields): topic, audience');
     expect(result.code).toBe(0);
+  });
+
+  it("lists the Python tools a flow's agents name and refuses a tool no source provides", async () => {
+    const dir = userCrew(join(repoRoot, 'test/fixtures/flows/tooled-flow'));
+    const listed = await runCrewd(['check', dir], { env: { CREWD_PYTHON: 'python3' } });
+    expect(listed.stdout).toContain('Python tools:');
+    expect(listed.stdout).toContain(
+      'courier_status ("Courier Status", offered to the model as courier_status)',
+    );
+    expect(listed.code).toBe(0);
+    const flowFile = join(dir, 'flow.yaml');
+    writeFileSync(flowFile, readFileSync(flowFile, 'utf8').replace('lookup_order,', 'lookup_orders,'));
+    const refused = await runCrewd(['check', dir], { env: { CREWD_PYTHON: 'python3' } });
+    expect(refused.stderr).toContain(
+      "flow.yaml (methods.investigate.do.with.tools[0]): method 'investigate' gives an agent the tool 'lookup_orders', which no tool source provides",
+    );
+    expect(refused.code).toBe(1);
   });
 
   it('fails naming the file and key of a bad flow', async () => {

@@ -31,6 +31,25 @@ methods:
     expect(promptOf(harness.fake.requests[0]!)).toContain('Analyst');
   });
 
+  it("sends the model what crewAI's Agent.kickoff sends: the persona, then the input as the task with no expected output", async () => {
+    harness.fake.respondWith(() => ({ content: 'Ticket answered.' }));
+    const definition = flow(`
+name: Support
+state: {type: dict, default: {ticket_id: 123}}
+methods:
+  answer: {start: true, do: ${agentWith('Ticket ID: ${state.ticket_id}')}}
+`);
+    await harness.run(definition);
+    const messages = harness.fake.requests[0]!.body.messages as { role: string; content: string }[];
+    expect(messages).toEqual([
+      { role: 'system', content: 'You are Analyst. Knows things.\nYour personal goal is: Answer questions' },
+      {
+        role: 'user',
+        content: 'Current task: Ticket ID: 123\n\nWhen you have what you need, reply with your final answer.',
+      },
+    ]);
+  });
+
   it('fails the method when the input does not render to a string', async () => {
     const definition = flow(
       `name: S\nstate: {type: dict, default: {count: 2}}\nmethods:\n  a: {start: true, do: ${agentWith('${state.count}')}}`,

@@ -164,9 +164,9 @@ describe('validation', () => {
     ['{call: tool, ref: "crewai_tools:SerperDevTool"}', 'tool'],
     ['{call: script, code: "return 1"}', 'script'],
     ['{call: each, in: state.rows, do: [{name: s, action: {call: code, ref: "a:b"}}]}', 'code'],
-  ])('refuses the Python action %s, naming the method', (action, call) => {
+  ])('refuses the Python action %s without Python, naming the method', (action, call) => {
     expect(() => flow(`name: X\nmethods:\n  py_step: {start: true, do: ${action}}`)).toThrow(
-      `method 'py_step' uses call: ${call}, which runs Python; crewd does not run Python flow actions yet`,
+      `(methods.py_step.do): method 'py_step' uses call: ${call}, which runs in the project's Python, and no Python is available`,
     );
   });
 

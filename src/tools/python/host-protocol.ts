@@ -22,6 +22,10 @@ export const answerMessage = z.union([
     name: z.string().optional(),
     description: z.string().optional(),
     schema: z.record(z.string(), z.unknown()).optional(),
+    /** A flow action's result (any JSON), or a state class's JSON Schema. */
+    value: z.unknown().optional(),
+    /** The flow state a flow action left, when it could change it. */
+    state: z.record(z.string(), z.unknown()).optional(),
   }),
   z.object({
     id: z.number(),
@@ -56,4 +60,23 @@ export interface CallRequest {
   readonly input: unknown;
 }
 
-export type HostRequest = BuildRequest | CallRequest;
+/**
+ * A crewAI flow's Python part (python/crewd_flow_actions.py): `flow-code` calls `ref` (`module:qualname`) with
+ * `kwargs` (or the trigger's `input` when there are none), `flow-tool` builds the tool class `ref` and runs it with
+ * `kwargs`, `flow-script` runs `code`, `flow-state-schema` answers the JSON Schema of the Pydantic class `ref`.
+ * `state` is the flow's state, built as `stateModel` (a Pydantic class ref) when the flow declares one.
+ */
+export interface FlowActionRequest {
+  readonly op: 'flow-code' | 'flow-tool' | 'flow-script' | 'flow-state-schema';
+  readonly flow?: string;
+  readonly ref?: string;
+  readonly code?: string;
+  readonly kwargs?: unknown;
+  readonly input?: unknown;
+  readonly item?: unknown;
+  readonly outputs?: unknown;
+  readonly state?: unknown;
+  readonly stateModel?: string | null;
+}
+
+export type HostRequest = BuildRequest | CallRequest | FlowActionRequest;
