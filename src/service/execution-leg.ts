@@ -5,7 +5,8 @@ import type { AgentStep, EngineEvent } from '../domain/events.ts';
 import type { Execution } from '../domain/execution.ts';
 import type { TaskOutput } from '../domain/task-output.ts';
 import { addUsage, emptyUsage, type TokenUsage } from '../domain/usage.ts';
-import type { RunOutcome } from '../engine/run-request.ts';
+import type { PlannedModelCall, RunOutcome } from '../engine/run-request.ts';
+import { budgetPauseOutput, executionBudgetReached } from './budget-check.ts';
 import type { ExecutionChange, Store } from '../store/store.ts';
 import type { StoreUnavailableError } from '../store/store-unavailable.ts';
 import { eventRecord } from './event-records.ts';
@@ -36,6 +37,9 @@ export interface LegDeps {
 
 /** Thrown into the engine when the leg must stop: the execution was changed elsewhere, or the process stops. */
 export class LegStopped extends Error {}
+
+/** Thrown into the engine when the leg paused the execution on a budget, before a model call. */
+export class BudgetPaused extends LegStopped {}
 
 /**
  * The writes of one leg of one execution, from its start until it pauses, finishes or fails.
@@ -140,6 +144,27 @@ export class ExecutionLeg {
         await this.#taskEnded(event.output, event.awaitingHumanInput, now);
         return;
     }
+  }
+
+  /**
+   * Checked before every model call: one that could pass the execution's budget is not made. The execution pauses
+   * for approval instead, between two steps of its task (a tool call in flight was recorded when it completed),
+   * and the engine is stopped with `BudgetPaused`; an approval runs the task on from its journal.
+   */
+  async beforeModelCall(call: PlannedModelCall): Promise<void> {
+    const reached = executionBudgetReached(this.#execution, call);
+    if (reached === undefined) return;
+    const now = this.deps.clock();
+    const execution = this.#execution;
+    const output = budgetPauseOutput(call, reached);
+    await this.#write({
+      ...this.#guard(now),
+      state: 'PAUSED',
+      pending: { taskId: call.taskId, attempt: call.attempt, output, budget: reached },
+      events: [eventRecord.budgetReached(output, reached)],
+      outbox: this.deps.notifications.budgetReached(execution, output, reached),
+    });
+    throw new BudgetPaused('The execution paused on its budget');
   }
 
   async finish(outcome: RunOutcome): Promise<void> {

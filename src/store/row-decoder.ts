@@ -1,3 +1,4 @@
+import type { Budget } from '../domain/budget.ts';
 import type { ReviewDeadline, ReviewOutcome } from '../domain/review-deadline.ts';
 import type { AgentStep } from '../domain/events.ts';
 import type { Execution, ExecutionState, PendingHumanInput, WebhookTargets } from '../domain/execution.ts';
@@ -69,6 +70,7 @@ export function rowDecoder(codec: RowCodec): RowDecoder {
       startedAt: nullableDate(row.started_at),
       finishedAt: nullableDate(row.finished_at),
       ...(row.review_deadline == null ? {} : { reviewDeadline: json<ReviewDeadline>(row.review_deadline) }),
+      ...(row.budget == null ? {} : { budget: json<Budget>(row.budget) }),
     }),
 
     // The store wrote every entry from the log's union; reading it back trusts that, unchecked (a hot path).

@@ -46,6 +46,7 @@ export function newExecutionValues(execution: NewExecution): RowValues {
     crew: execution.crew ?? null,
     crew_version: execution.crewVersion ?? null,
     review_deadline: json(execution.reviewDeadline),
+    budget: json(execution.budget),
   };
 }
 

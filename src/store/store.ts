@@ -1,4 +1,5 @@
 import type { ScheduleStore } from './schedule-store.ts';
+import type { Budget } from '../domain/budget.ts';
 import type { ReviewDeadline } from '../domain/review-deadline.ts';
 import type { ExecutionLogEvent } from '../domain/execution-log.ts';
 import type { AgentStep } from '../domain/events.ts';
@@ -62,6 +63,8 @@ export interface NewExecution {
   readonly queueLimit?: number;
   /** The kickoff's review deadline, for every human-input task in place of the tasks' own. */
   readonly reviewDeadline?: ReviewDeadline;
+  /** What the execution may spend before it pauses for approval. */
+  readonly budget?: Budget;
 }
 
 export type CreateExecutionResult =

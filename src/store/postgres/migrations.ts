@@ -197,6 +197,13 @@ export const postgresMigrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 12,
+    name: 'execution budgets',
+    // What an execution may spend before it pauses for approval; fixed at kickoff, extended by approvals counted
+    // from its feedback.
+    sql: `ALTER TABLE executions ADD COLUMN budget json;`,
+  },
 ];
 
 /**

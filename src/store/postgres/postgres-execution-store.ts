@@ -17,10 +17,10 @@ const insertExecution = namedQuery(
   'insert_execution',
   `WITH inserted AS (
      INSERT INTO executions (id, state, inputs, meta, webhooks, owner_token_id, owner_user_id, idempotency_key,
-       request_hash, usage, created_at, updated_at, lease_owner, lease_until, crew, crew_version, review_deadline)
+       request_hash, usage, created_at, updated_at, lease_owner, lease_until, crew, crew_version, review_deadline, budget)
      SELECT :id, :state, :inputs::json, :meta::json, :webhooks::json, :owner_token_id, :owner_user_id,
        :idempotency_key, :request_hash, :usage::json, :created_at::timestamptz, :created_at::timestamptz,
-       :lease_owner::text, :lease_until::timestamptz, :crew::text, :crew_version::integer, :review_deadline::json
+       :lease_owner::text, :lease_until::timestamptz, :crew::text, :crew_version::integer, :review_deadline::json, :budget::json
      WHERE :queue_limit::bigint IS NULL OR (SELECT count(*) FROM executions
        WHERE owner_token_id = :owner_token_id AND state = 'PENDING' AND lease_owner IS NULL) < :queue_limit::bigint
      ON CONFLICT (owner_token_id, idempotency_key) DO NOTHING
