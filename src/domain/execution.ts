@@ -160,4 +160,6 @@ export interface Execution {
   readonly reviewDeadline?: ReviewDeadline;
   /** What the execution may spend before it pauses for approval (the kickoff's, else crew.yaml's); absent: no limit. */
   readonly budget?: Budget;
+  /** Its token's daily budget, as the token had it at kickoff: the token's executions of a day spend it together. */
+  readonly dailyBudget?: Budget;
 }

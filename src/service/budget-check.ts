@@ -10,6 +10,7 @@ import type { Execution } from '../domain/execution.ts';
 import { budgetApprovals, type TaskOutput } from '../domain/task-output.ts';
 import { addUsage, emptyUsage } from '../domain/usage.ts';
 import type { PlannedModelCall } from '../engine/run-request.ts';
+import type { ExecutionStore } from '../store/store.ts';
 
 /**
  * The budget the planned call could pass, or undefined when it may be made: the execution's own (settled usage
@@ -26,6 +27,28 @@ export function executionBudgetReached(
   const spent = spendOf(addUsage(execution.usage, call.attemptUsage));
   return wouldPass(limit, spent, call.estimate()) ? { scope: 'execution', limit, spent } : undefined;
 }
+
+/**
+ * The daily budget of the execution's token the planned call could pass, or undefined: what the token's
+ * executions logged today (UTC, by `now`) plus the call's prompt. Each approval of this execution's daily pauses
+ * adds the first amounts again, for this execution.
+ */
+export async function dailyBudgetReached(
+  execution: Execution,
+  call: PlannedModelCall,
+  now: Date,
+  store: Pick<ExecutionStore, 'tokenSpend'>,
+): Promise<BudgetReached | undefined> {
+  const daily = execution.dailyBudget;
+  if (daily === undefined) return undefined;
+  const dayStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
+  const dayEnd = new Date(dayStart.getTime() + dayMs);
+  const spent = await store.tokenSpend(execution.owner.tokenId, dayStart, dayEnd);
+  const limit = extendedBudget(daily, budgetApprovals(execution.feedback, 'daily'));
+  return wouldPass(limit, spent, call.estimate()) ? { scope: 'daily', limit, spent } : undefined;
+}
+
+const dayMs = 24 * 60 * 60 * 1000;
 
 /** What a budget pause shows as its pending output: a sentence with the budget and the spend. */
 export function budgetPauseOutput(call: PlannedModelCall, reached: BudgetReached): TaskOutput {

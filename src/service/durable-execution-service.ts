@@ -607,7 +607,11 @@ function notPending(): CrewdError {
 }
 
 /** The kickoff's budget, else the crew's default; none when neither sets one. */
-function budgetOf(request: KickoffRequest, crew: CrewDefinition): { budget?: Budget } {
+function budgetOf(request: KickoffRequest, crew: CrewDefinition): { budget?: Budget; dailyBudget?: Budget } {
   const budget = request.budget ?? crew.budget;
-  return budget === undefined ? {} : { budget };
+  const daily = request.caller.dailyBudget;
+  return {
+    ...(budget === undefined ? {} : { budget }),
+    ...(daily === undefined ? {} : { dailyBudget: daily }),
+  };
 }

@@ -1,3 +1,4 @@
+import type { CallEstimate } from '../domain/budget.ts';
 import type { CrewDefinition } from '../domain/crew.ts';
 import { reviewDue, type DueReview } from '../domain/review-deadline.ts';
 import { CrewdError } from '../domain/errors.ts';
@@ -6,7 +7,7 @@ import type { Execution } from '../domain/execution.ts';
 import type { TaskOutput } from '../domain/task-output.ts';
 import { addUsage, emptyUsage, type TokenUsage } from '../domain/usage.ts';
 import type { PlannedModelCall, RunOutcome } from '../engine/run-request.ts';
-import { budgetPauseOutput, executionBudgetReached } from './budget-check.ts';
+import { budgetPauseOutput, dailyBudgetReached, executionBudgetReached } from './budget-check.ts';
 import type { ExecutionChange, Store } from '../store/store.ts';
 import type { StoreUnavailableError } from '../store/store-unavailable.ts';
 import { eventRecord } from './event-records.ts';
@@ -151,10 +152,15 @@ export class ExecutionLeg {
    * for approval instead, between two steps of its task (a tool call in flight was recorded when it completed),
    * and the engine is stopped with `BudgetPaused`; an approval runs the task on from its journal.
    */
-  async beforeModelCall(call: PlannedModelCall): Promise<void> {
-    const reached = executionBudgetReached(this.#execution, call);
-    if (reached === undefined) return;
+  async beforeModelCall(planned: PlannedModelCall): Promise<void> {
+    // Worked out once, and only for an execution with a budget: it reads the whole conversation.
+    let estimate: CallEstimate | undefined;
+    const call = { ...planned, estimate: () => (estimate ??= planned.estimate()) };
     const now = this.deps.clock();
+    const reached =
+      executionBudgetReached(this.#execution, call) ??
+      (await dailyBudgetReached(this.#execution, call, now, this.deps.store));
+    if (reached === undefined) return;
     const execution = this.#execution;
     const output = budgetPauseOutput(call, reached);
     await this.#write({

@@ -20,6 +20,8 @@ export interface Caller {
   readonly crews?: readonly string[] | null;
   /** A token made for deploying: it deploys, and does nothing else. */
   readonly deploy?: boolean;
+  /** The token's daily budget: its executions of a day spend it together. */
+  readonly dailyBudget?: Budget;
 }
 
 export interface KickoffRequest {

@@ -19,6 +19,8 @@ import {
   tempDatabase,
   type CrewdProcess,
 } from '../support/crewd.ts';
+import { movableClock } from '../support/movable-clock.ts';
+import { startScriptedReceiver } from '../support/scripted-receiver.ts';
 import { userCrew } from '../support/user-crew.ts';
 
 /** Every model call reports this much: the first call alone passes a budget of 1000 tokens. */
@@ -69,11 +71,11 @@ function toolCrew(crewYaml = ''): string {
   return dir;
 }
 
-async function serve(crewDir = toolCrew()): Promise<Served> {
+async function serve(crewDir = toolCrew(), clock?: () => Date): Promise<Served> {
   const visitLog = join(mkdtempSync(join(tmpdir(), 'crewd-visits-')), 'visits.log');
   process.env.VISIT_LOG = visitLog;
   const database = tempDatabase();
-  const server = await startCrewd({ crewDir, database, modelUrl: model.url, prices: testPrices });
+  const server = await startCrewd({ crewDir, database, modelUrl: model.url, prices: testPrices, clock });
   servers.push(server);
   return { server, api: apiClient(server.url), visitLog, database };
 }
@@ -196,16 +198,80 @@ describe('budgets', () => {
     expect(response.body.details.fields[0].field).toBe(field);
   });
 
+  it('tells the human-input webhook that the pause is a budget, with the spend', async () => {
+    const receiver = await startScriptedReceiver();
+    try {
+      const { api } = await serve();
+      const { id } = await pausedOnBudget(api, {
+        budget: { tokens: 1000 },
+        humanInputWebhook: { url: `${receiver.url}/review` },
+      });
+      const [request] = await receiver.waitFor('/review', 1);
+
+      expect(request!.body).toMatchObject({
+        event: 'human_input_requested',
+        execution_id: id,
+        task_id: 'visit',
+        attempt: 1,
+        kind: 'budget',
+        scope: 'execution',
+        budget: { tokens: 1000 },
+        spent: { tokens: 1050, cost_usd: 1.05, unpriced_requests: 0 },
+      });
+    } finally {
+      await receiver.close();
+    }
+  });
+
+  it("pauses the executions of a token past its daily budget, and starts the next day's afresh", async () => {
+    const clock = movableClock();
+    // Noon (UTC) tomorrow: the day does not turn while the first executions run.
+    const now = clock.now();
+    const noon = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() + 1, 12);
+    clock.advance(noon - now.getTime());
+    const served = await serve(toolCrew(), clock.now);
+    const budgeted = apiClient(
+      served.server.url,
+      await tokenOn(served.database, { kind: 'user', userId: 'carol', dailyBudget: { tokens: 3000 } }),
+    );
+    const other = apiClient(
+      served.server.url,
+      await tokenOn(served.database, { kind: 'user', userId: 'dan' }),
+    );
+
+    // 2100 tokens: the first execution fits the day's 3000.
+    const first = await pausedOnBudget(budgeted, {});
+    expect(first.paused.body.state).toBe('SUCCESS');
+    // Another token's executions spend nothing of it.
+    expect((await pausedOnBudget(other, {})).paused.body.state).toBe('SUCCESS');
+    // The second one's first call takes the day to 3150: it pauses before its next.
+    const second = await pausedOnBudget(budgeted, {});
+    expect(second.paused.body.state).toBe('PAUSED');
+    expect(second.paused.body.pending_human_input).toMatchObject({
+      kind: 'budget',
+      scope: 'daily',
+      budget: { tokens: 3000 },
+      spent: { tokens: 3150 },
+    });
+
+    clock.advance(24 * 60 * 60 * 1000);
+    const nextDay = await pausedOnBudget(budgeted, {});
+    expect(nextDay.paused.body.state).toBe('SUCCESS');
+    const resumed = await budgeted.post('/resume', {
+      execution_id: second.id,
+      task_id: 'visit',
+      human_feedback: '',
+      is_approve: true,
+    });
+    expect(resumed.status).toBe(200);
+    expect((await budgeted.waitForState(second.id, ['SUCCESS', 'FAILED', 'PAUSED'])).body.state).toBe(
+      'SUCCESS',
+    );
+  });
+
   it("answers 404 to a user who resumes another user's budget pause", async () => {
     const served = await serve();
-    const newToken = async (token: NewToken): Promise<string> => {
-      const store = await openStore(served.database);
-      try {
-        return (await createTokenService({ store, clock: () => new Date() }).create(token)).secret;
-      } finally {
-        await store.close();
-      }
-    };
+    const newToken = (token: NewToken): Promise<string> => tokenOn(served.database, token);
     const alice = apiClient(served.server.url, await newToken({ kind: 'user', userId: 'alice' }));
     const bob = apiClient(served.server.url, await newToken({ kind: 'user', userId: 'bob' }));
     const { id } = await pausedOnBudget(alice, { budget: { tokens: 1000 } });
@@ -262,3 +328,13 @@ describe('budgets', () => {
     });
   });
 });
+
+/** A token made as `crewd tokens create` makes it, on the server's database. */
+async function tokenOn(database: string, token: NewToken): Promise<string> {
+  const store = await openStore(database);
+  try {
+    return (await createTokenService({ store, clock: () => new Date() }).create(token)).secret;
+  } finally {
+    await store.close();
+  }
+}

@@ -1,3 +1,4 @@
+import { roundUsd } from '../../domain/usage.ts';
 import { executionPage } from '../execution-cursor.ts';
 import { executionChangeValues, executionQueryValues, newExecutionValues } from '../row-encoder.ts';
 import {
@@ -12,6 +13,17 @@ import { createChangeBatcher } from './change-batcher.ts';
 import { livenessKeySql, liveOwnerKeys, noticeSql } from './liveness.ts';
 import { namedQuery } from './named-query.ts';
 import type { PostgresContext } from './postgres-context.ts';
+
+/** The spend of a token's model calls logged in a time range: its executions' model-call-end events. */
+const selectTokenSpend = namedQuery(
+  'select_token_spend',
+  `SELECT coalesce(sum((event.data -> 'usage' ->> 'total_tokens')::bigint), 0) AS tokens,
+     coalesce(sum((event.data -> 'usage' ->> 'cost_usd')::float8), 0) AS cost_usd,
+     count(*) FILTER (WHERE event.data -> 'usage' ->> 'unpriced' = 'true') AS unpriced
+   FROM executions execution JOIN execution_events event ON event.execution_id = execution.id
+   WHERE execution.owner_token_id = :token AND event.type = 'model-call-end'
+     AND event.created_at >= :since::timestamptz AND event.created_at < :until::timestamptz`,
+);
 
 const insertExecution = namedQuery(
   'insert_execution',
@@ -309,6 +321,19 @@ export function postgresExecutionStore(
         state: row.state as ExecutionState,
         takenFrom: row.taken_from as string | null,
       }));
+    },
+
+    tokenSpend: async (tokenId, since, until) => {
+      const [row] = await query(selectTokenSpend, {
+        token: tokenId,
+        since: since.toISOString(),
+        until: until.toISOString(),
+      });
+      return {
+        tokens: Number(row?.tokens ?? 0),
+        costUsd: roundUsd(Number(row?.cost_usd ?? 0)),
+        unpricedRequests: Number(row?.unpriced ?? 0),
+      };
     },
 
     listDueReviews: async (now, limit) =>

@@ -198,7 +198,11 @@ export const sqliteMigrations: readonly Migration[] = [
     name: 'execution budgets',
     // What an execution may spend before it pauses for approval; fixed at kickoff, extended by approvals counted
     // from its feedback.
-    sql: `ALTER TABLE executions ADD COLUMN budget TEXT;`,
+    // daily_budget: what a token's executions may spend together in a day (UTC).
+    sql: `
+      ALTER TABLE executions ADD COLUMN budget TEXT;
+      ALTER TABLE tokens ADD COLUMN daily_budget TEXT;
+    `,
   },
 ];
 

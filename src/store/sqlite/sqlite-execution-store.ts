@@ -1,3 +1,5 @@
+import type { Spend } from '../../domain/budget.ts';
+import { roundUsd } from '../../domain/usage.ts';
 import { executionPage } from '../execution-cursor.ts';
 import { executionChangeValues, executionQueryValues, newExecutionValues } from '../row-encoder.ts';
 import {
@@ -12,6 +14,15 @@ import type { CreateExecutionResult, EventStore, ExecutionChange, ExecutionStore
 import { endedProcesses, type ProcessLocks } from './process-locks.ts';
 import type { SqliteContext } from './sqlite-context.ts';
 import { settle } from './sqlite-context.ts';
+
+/** The spend of a token's model calls logged in a time range: its executions' model-call-end events. */
+const selectTokenSpend = `
+  SELECT coalesce(sum(event.data ->> '$.usage.total_tokens'), 0) AS tokens,
+    coalesce(sum(event.data ->> '$.usage.cost_usd'), 0) AS cost_usd,
+    coalesce(sum(event.data ->> '$.usage.unpriced'), 0) AS unpriced
+  FROM executions execution JOIN execution_events event ON event.execution_id = execution.id
+  WHERE execution.owner_token_id = :token AND event.type = 'model-call-end'
+    AND event.created_at >= :since AND event.created_at < :until`;
 
 const insertExecution = `
   INSERT INTO executions (id, state, inputs, meta, webhooks, owner_token_id, owner_user_id, idempotency_key,
@@ -252,6 +263,17 @@ export function sqliteExecutionStore(
         });
       }),
 
+    tokenSpend: (tokenId, since, until) =>
+      settle(() =>
+        spendOf(
+          statement(selectTokenSpend).get({
+            token: tokenId,
+            since: since.toISOString(),
+            until: until.toISOString(),
+          }),
+        ),
+      ),
+
     listDueReviews: (now, limit) =>
       settle(() =>
         statement(selectDueReviews)
@@ -291,5 +313,14 @@ function claimCandidate(row: Readonly<Record<string, unknown>>): ClaimCandidate 
     tokenId: row.owner_token_id as string,
     createdAt: row.created_at as string,
     leaseOwner: row.lease_owner as string | null,
+  };
+}
+
+function spendOf(row: unknown): Spend {
+  const values = row as { tokens: number; cost_usd: number; unpriced: number };
+  return {
+    tokens: Number(values.tokens),
+    costUsd: roundUsd(Number(values.cost_usd)),
+    unpricedRequests: Number(values.unpriced),
   };
 }
