@@ -20,6 +20,13 @@ describe('the bundled price table', () => {
     expect(prices.costUsd('gemini/gemini-2.5-flash', { input: 1000, output: 1000 })).toBeGreaterThan(0);
   });
 
+  it('prices a model with tiers at the price of the tier the call falls in', () => {
+    const small = prices.costUsd('gemini/gemini-2.5-pro', { input: 100_000, output: 0 })!;
+    const large = prices.costUsd('gemini/gemini-2.5-pro', { input: 300_000, output: 0 })!;
+
+    expect(large / 300_000).toBeGreaterThan(small / 100_000);
+  });
+
   it('has no price for a model it does not know, or a provider it does not know', () => {
     expect(prices.costUsd('openai/test-model', { input: 1000, output: 10 })).toBeUndefined();
     expect(prices.costUsd('my-local-server/gpt-4o', { input: 1000, output: 10 })).toBeUndefined();

@@ -40,6 +40,19 @@ function priceOf(model: string): ((input: number, output: number) => number) | n
       return undefined;
     }
   };
-  if (calculate(1, 1) === undefined) return null;
+  const perInput = calculate(referenceTokens, 0);
+  const perOutput = calculate(0, referenceTokens);
+  if (perInput === undefined || perOutput === undefined) return null;
+  const linear = (input: number, output: number): number =>
+    (input * perInput + output * perOutput) / referenceTokens;
+  // A lookup in the table takes a good part of a millisecond, too much for every model call: a model whose price
+  // is the same per token at any size is priced from its rates; one with tiers (a higher price past so many
+  // tokens) is looked up each time.
+  const large = calculate(tieredTokens, tieredTokens);
+  if (large !== undefined && Math.abs(large - linear(tieredTokens, tieredTokens)) <= large * 1e-9) return linear;
   return (input, output) => calculate(input, output) ?? 0;
 }
+
+const referenceTokens = 1_000_000;
+/** Past the tiers providers publish (Gemini's and Claude's change at 200,000 tokens). */
+const tieredTokens = 2_000_000;
