@@ -93,6 +93,7 @@ const plans: readonly FigurePlan[] = [
   { id: '13', name: '13 A2A kickoff to result', script: 'a2a-kickoff.ts', target: '<= 1.2x' },
   { id: '16', name: '16 fair shares, SQLite', script: 'fair-share.ts', target: '<= 200 ms' },
   { id: '17', name: '17 flow overhead', script: 'flow-overhead.ts', target: '<= 1 ms per method' },
+  { id: '18', name: '18 budget check', script: 'budget-check.ts', target: '<= 1.05x' },
   {
     id: '19',
     name: '19 100 crews in one server',

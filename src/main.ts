@@ -1,4 +1,6 @@
 import path from 'node:path';
+import { createGenaiPriceTable } from './llm/genai-price-table.ts';
+import type { PriceTable } from './llm/price-table.ts';
 import { randomUUID } from 'node:crypto';
 import { pino, type Logger } from 'pino';
 import { buildServer } from './api/build-server.ts';
@@ -85,6 +87,8 @@ export interface StartOptions {
   readonly timers?: Timers;
   /** How often schedules are looked at, in real time (default 1 s); the clock decides what is due. */
   readonly schedulePollMs?: number;
+  /** Model prices for costs and budgets; the bundled table of `@pydantic/genai-prices` unless given. */
+  readonly prices?: PriceTable;
 }
 
 /**
@@ -273,6 +277,7 @@ async function wire(
     tracing,
     outputFiles,
     timers: options.timers,
+    prices: options.prices ?? createGenaiPriceTable(),
   });
   const dispatcher = createLocalDispatcher({
     concurrency: config.concurrency,

@@ -122,6 +122,8 @@ export function ExecutionPage({ client, id }: { client: ApiClient; id: string })
         <dd>{detail.execution_time === null ? '—' : `${detail.execution_time.toFixed(1)} s`}</dd>
         <dt>Tokens</dt>
         <dd>{detail.usage_metrics.total_tokens.toLocaleString()}</dd>
+        <dt>Cost</dt>
+        <dd>{costText(detail.usage_metrics)}</dd>
       </dl>
       <details class="box">
         <summary>Inputs and meta</summary>
@@ -225,4 +227,12 @@ function TaskTimeline({ detail, steps }: { detail: ExecutionDetail; steps: reado
       })}
     </ol>
   );
+}
+
+/** The cost so far, or why it is unknown: a model without a known price counts its tokens only. */
+function costText(usage: { total_cost_usd?: number | null; unpriced_requests?: number }): string {
+  if (usage.total_cost_usd === undefined) return '—';
+  if (usage.total_cost_usd === null)
+    return `unknown (${usage.unpriced_requests ?? 0} calls of unpriced models)`;
+  return `$${usage.total_cost_usd.toFixed(4)}`;
 }

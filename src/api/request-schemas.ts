@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { parseDuration } from '../domain/duration.ts';
 import { executionStates } from '../domain/execution.ts';
+import type { Budget } from '../domain/budget.ts';
 import type { ReviewDeadline } from '../domain/review-deadline.ts';
 import type { HumanInputWebhook } from '../domain/execution.ts';
 import {
@@ -60,6 +61,41 @@ export function toReviewDeadline(field: KickoffBody['humanInputDeadline']): Revi
   };
 }
 
+const budgetTokens = z
+  .int({ error: 'budget.tokens must be a whole number' })
+  .positive({ error: 'budget.tokens must be more than 0' });
+const budgetUsd = z
+  .number({ error: 'budget.cost_usd must be a number' })
+  .positive({ error: 'budget.cost_usd must be more than 0' });
+
+/** What one execution may spend before it pauses for approval, in place of crew.yaml's `budget`. */
+const budgetField = z
+  .strictObject({
+    tokens: budgetTokens.optional().describe('Tokens (prompt and completion) the execution may spend'),
+    cost_usd: budgetUsd
+      .optional()
+      .describe("US dollars, at the price table's prices, the execution may spend"),
+    costUsd: budgetUsd.optional(),
+  })
+  .refine((budget) => budget.tokens !== undefined || (budget.cost_usd ?? budget.costUsd) !== undefined, {
+    error: 'budget must set tokens, cost_usd or both',
+  })
+  .nullable()
+  .optional()
+  .describe(
+    "Pauses the execution for approval before a model call that could pass it; replaces crew.yaml's budget",
+  );
+
+/** The kickoff's budget as the domain holds it; undefined when the kickoff gave none. */
+export function toBudget(field: KickoffBody['budget']): Budget | undefined {
+  if (field == null) return undefined;
+  const costUsd = field.cost_usd ?? field.costUsd;
+  return {
+    ...(field.tokens === undefined ? {} : { tokens: field.tokens }),
+    ...(costUsd === undefined ? {} : { costUsd }),
+  };
+}
+
 export const kickoffBodySchema = z.object({
   inputs: atMost(jsonObject, requestFieldLimits.inputsBytes, 'inputs').describe(
     "Values for the crew's placeholders; see GET /inputs (at most 256 KiB as JSON)",
@@ -75,6 +111,7 @@ export const kickoffBodySchema = z.object({
   humanInputWebhookUrl: optionalWebhookUrl.describe('Older form of humanInputWebhook.url'),
   webhooks: eventStreamSchema,
   humanInputDeadline: reviewDeadlineField,
+  budget: budgetField,
 });
 export type KickoffBody = z.infer<typeof kickoffBodySchema>;
 

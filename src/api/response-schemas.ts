@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { budgetPauseSchema } from '../domain/webhook-payloads.ts';
 import { executionStates } from '../domain/execution.ts';
 import { stepPayloadSchema, taskPayloadSchema } from '../domain/webhook-payloads.ts';
 
@@ -60,8 +61,13 @@ export const statusViewSchema = z.object({
         })
         .optional()
         .describe("Present when the task has a review deadline (tasks.yaml's human_input_deadline)"),
+      ...budgetPauseSchema.partial().shape,
     })
-    .nullable(),
+    .nullable()
+    .describe(
+      'The review waiting for /resume; with kind "budget", a budget about to be passed: approving extends it ' +
+        'by its first amounts, rejecting ends the execution REVOKED',
+    ),
   reviews: z
     .array(
       z.object({
@@ -69,6 +75,7 @@ export const statusViewSchema = z.object({
         attempt: z.number().int(),
         is_approve: z.boolean(),
         given_by: z.enum(['person', 'deadline']),
+        kind: z.literal('budget').optional().describe('Present for an answer to a budget pause'),
       }),
     )
     .describe('Every answer to a review so far, oldest first: by a person on /resume, or by its deadline'),
@@ -77,7 +84,16 @@ export const statusViewSchema = z.object({
     prompt_tokens: z.number().int(),
     completion_tokens: z.number().int(),
     successful_requests: z.number().int(),
+    total_cost_usd: z
+      .number()
+      .nullable()
+      .describe("US dollars at the price table's prices; null when a call's model has no known price"),
+    unpriced_requests: z.number().int().describe('Model calls whose model has no known price'),
   }),
+  budget: z
+    .object({ tokens: z.number().optional(), cost_usd: z.number().optional() })
+    .nullable()
+    .describe("The execution's budget in force (its first amounts times one plus the approvals); null: none"),
   execution_time: z.number().nullable().describe('Seconds from start to finish (or to now while running)'),
   created_at: z.string(),
   updated_at: z.string(),

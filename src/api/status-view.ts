@@ -3,7 +3,10 @@ import type { CrewDefinition } from '../domain/crew.ts';
 import type { Execution, PendingHumanInput } from '../domain/execution.ts';
 import { whereExecutionStands } from '../engine/execution-standing.ts';
 import type { Standing } from '../engine/execution-standing.ts';
-import { stepPayload, taskPayload } from '../webhooks/payloads.ts';
+import { budgetPauseFields, stepPayload, taskPayload } from '../webhooks/payloads.ts';
+import { extendedBudget } from '../domain/budget.ts';
+import { budgetApprovals } from '../domain/task-output.ts';
+import type { TokenUsage } from '../domain/usage.ts';
 import { outputFilesView } from './output-files-view.ts';
 import type { StatusView } from './response-schemas.ts';
 
@@ -16,7 +19,9 @@ import type { StatusView } from './response-schemas.ts';
 export function toStatusView(execution: Execution, crew: CrewDefinition, now: Date): StatusView {
   const standing = whereExecutionStands(crew, execution);
   const currentTask = standing.current;
-  const lastOutput = execution.pending?.output ?? execution.outputs.at(-1) ?? null;
+  // A budget pause's output is a notice, not a task's answer.
+  const reviewed = execution.pending?.budget === undefined ? execution.pending?.output : undefined;
+  const lastOutput = reviewed ?? execution.outputs.at(-1) ?? null;
   const failed = execution.state === 'FAILED';
   return {
     kickoff_id: execution.id,
@@ -52,13 +57,16 @@ export function toStatusView(execution: Execution, crew: CrewDefinition, now: Da
       attempt: given.attempt,
       is_approve: given.approved,
       given_by: given.givenBy ?? 'person',
+      ...(given.budget === undefined ? {} : { kind: 'budget' as const }),
     })),
     usage_metrics: {
       total_tokens: execution.usage.totalTokens,
       prompt_tokens: execution.usage.promptTokens,
       completion_tokens: execution.usage.completionTokens,
       successful_requests: execution.usage.successfulRequests,
+      ...costView(execution.usage),
     },
+    budget: budgetView(execution),
     execution_time: executionSeconds(execution, now),
     created_at: execution.createdAt.toISOString(),
     updated_at: execution.updatedAt.toISOString(),
@@ -73,6 +81,7 @@ function pendingView(pending: PendingHumanInput | null): StatusView['pending_hum
     task_id: pending.taskId,
     output: pending.output.output,
     attempt: pending.attempt,
+    ...(pending.budget === undefined ? {} : budgetPauseFields(pending.budget)),
     ...(deadline === undefined
       ? {}
       : {
@@ -82,6 +91,23 @@ function pendingView(pending: PendingHumanInput | null): StatusView['pending_hum
             human_feedback: deadline.outcome.approve ? '' : deadline.outcome.feedback,
           },
         }),
+  };
+}
+
+/** The cost so far, unknown (null) once a call's model had no known price: its tokens still count. */
+function costView(
+  usage: TokenUsage,
+): Pick<StatusView['usage_metrics'], 'total_cost_usd' | 'unpriced_requests'> {
+  const unpriced = usage.unpricedRequests ?? 0;
+  return { total_cost_usd: unpriced > 0 ? null : (usage.costUsd ?? 0), unpriced_requests: unpriced };
+}
+
+function budgetView(execution: Execution): StatusView['budget'] {
+  if (execution.budget === undefined) return null;
+  const limit = extendedBudget(execution.budget, budgetApprovals(execution.feedback, 'execution'));
+  return {
+    ...(limit.tokens === undefined ? {} : { tokens: limit.tokens }),
+    ...(limit.costUsd === undefined ? {} : { cost_usd: limit.costUsd }),
   };
 }
 

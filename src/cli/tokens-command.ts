@@ -1,3 +1,4 @@
+import type { Budget } from '../domain/budget.ts';
 import type { Command } from 'commander';
 import { CrewdError } from '../domain/errors.ts';
 import { createTokenService } from '../service/token-service.ts';
@@ -17,6 +18,8 @@ interface CreateOptions extends DatabaseOptions {
   readonly name?: string;
   readonly crews?: string;
   readonly deploy?: boolean;
+  readonly dailyBudgetTokens?: string;
+  readonly dailyBudgetUsd?: string;
 }
 
 /** `crewd tokens create | list | revoke`: token administration, straight on the database. */
@@ -34,6 +37,14 @@ export function registerTokensCommand(program: Command, context: CliContext): vo
     .option('--name <name>', 'a label to recognise the token by')
     .option('--crews <names>', 'limit the token to these crews, comma-separated (default: every crew)')
     .option('--deploy', 'with --org: a token for crewd deploy, which deploys and does nothing else')
+    .option(
+      '--daily-budget-tokens <tokens>',
+      "tokens the token's executions may spend together each day (UTC)",
+    )
+    .option(
+      '--daily-budget-usd <dollars>',
+      "US dollars the token's executions may spend together each day (UTC)",
+    )
     .action((options: CreateOptions) =>
       withTokens(options, context, async (service) => {
         if ((options.org === true) === (options.user !== undefined)) {
@@ -45,6 +56,7 @@ export function registerTokensCommand(program: Command, context: CliContext): vo
           ...(options.name === undefined ? {} : { name: options.name }),
           ...(options.crews === undefined ? {} : { crews: crewList(options.crews) }),
           ...(options.deploy === true ? { deploy: true } : {}),
+          ...dailyBudgetOf(options),
         });
         const who =
           options.user !== undefined
@@ -108,4 +120,28 @@ function tokenTable(records: readonly TokenRecord[]): string {
     record.revokedAt?.toISOString() ?? '-',
   ]);
   return textTable(header, rows);
+}
+
+/** The daily budget the options give, as numbers; the token service checks their values. */
+function dailyBudgetOf(options: CreateOptions): { dailyBudget?: Budget } {
+  const { dailyBudgetTokens, dailyBudgetUsd } = options;
+  if (dailyBudgetTokens === undefined && dailyBudgetUsd === undefined) return {};
+  return {
+    dailyBudget: {
+      ...(dailyBudgetTokens === undefined
+        ? {}
+        : { tokens: numberOption(dailyBudgetTokens, '--daily-budget-tokens') }),
+      ...(dailyBudgetUsd === undefined
+        ? {}
+        : { costUsd: numberOption(dailyBudgetUsd, '--daily-budget-usd') }),
+    },
+  };
+}
+
+function numberOption(value: string, name: string): number {
+  const number = Number(value);
+  if (value.trim() === '' || !Number.isFinite(number)) {
+    throw new CrewdError('VALIDATION_ERROR', `${name} must be a number`);
+  }
+  return number;
 }

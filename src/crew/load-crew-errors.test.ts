@@ -114,6 +114,16 @@ const cases: readonly (readonly [string, Case])[] = [
     },
   ],
   [
+    'a budget that is not above 0',
+    {
+      fixture: 'bad-budget',
+      file: 'crew.yaml',
+      key: 'budget.tokens',
+      line: 3,
+      message: 'crew.yaml:line 3 (budget.tokens): must be at least 1',
+    },
+  ],
+  [
     'a task naming a missing agent',
     {
       fixture: 'unknown-agent',

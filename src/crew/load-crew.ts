@@ -194,6 +194,14 @@ export function assembleCrew(
       ? {}
       : { pythonTools: entries.pythonTools }),
     requiredInputs: requiredInputs(agents.values(), tasks),
+    ...(config.budget == null
+      ? {}
+      : {
+          budget: {
+            ...(config.budget.tokens == null ? {} : { tokens: config.budget.tokens }),
+            ...(config.budget.cost_usd == null ? {} : { costUsd: config.budget.cost_usd }),
+          },
+        }),
   };
 }
 

@@ -1,3 +1,4 @@
+import type { Budget } from './budget.ts';
 import type { ReviewDeadline } from './review-deadline.ts';
 
 /** A crew after loading: agents and tasks with every default applied, ready for the engine. */
@@ -130,6 +131,8 @@ export interface CrewDefinition {
   readonly pythonTools?: PythonTools;
   /** Distinct `{placeholder}` names in order of first appearance: what `GET /inputs` returns. */
   readonly requiredInputs: readonly string[];
+  /** crew.yaml's `budget`: each execution's unless its kickoff gives its own. */
+  readonly budget?: Budget;
 }
 
 /** The Python tools of a crewAI project and where its Python finds their modules. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { finishedStates } from './execution.ts';
-import { stepPayloadSchema, taskPayloadSchema } from './webhook-payloads.ts';
+import { budgetPauseSchema, stepPayloadSchema, taskPayloadSchema } from './webhook-payloads.ts';
 
 /*
  * An execution's event log: what the store keeps, the event stream serves (`GET /executions/{id}/events`), the
@@ -40,6 +40,10 @@ export const executionLogEventSchema = z.discriminatedUnion('type', [
         prompt_tokens: z.number(),
         completion_tokens: z.number(),
         total_tokens: z.number(),
+        /** The call's cost in US dollars, when its model has a known price. */
+        cost_usd: z.number().optional(),
+        /** True when its model has no known price. */
+        unpriced: z.literal(true).optional(),
       }),
     }),
   ),
@@ -51,7 +55,13 @@ export const executionLogEventSchema = z.discriminatedUnion('type', [
   entry('task-end', taskPayloadSchema.extend({ attempt: z.number().int() })),
   entry(
     'human-input-request',
-    z.object({ task_id: z.string(), output: z.string(), attempt: z.number().int() }),
+    z.object({
+      task_id: z.string(),
+      output: z.string(),
+      attempt: z.number().int(),
+      /** Present on a budget pause: the task waits before its next model call, its completed steps kept. */
+      budget: budgetPauseSchema.optional(),
+    }),
   ),
   entry(
     'execution-resume',
@@ -61,6 +71,8 @@ export const executionLogEventSchema = z.discriminatedUnion('type', [
       is_approve: z.boolean(),
       /** Present when crewd answered the review because its deadline passed; absent when a person did. */
       given_by: z.literal('deadline').optional(),
+      /** Present when the answer was to a budget pause: the task goes on from its completed steps. */
+      kind: z.literal('budget').optional(),
     }),
   ),
   /** The last entry of every execution's log, written with the state change that ends it. */

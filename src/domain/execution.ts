@@ -1,3 +1,4 @@
+import type { Budget, BudgetReached } from './budget.ts';
 import type { AgentStep } from './events.ts';
 import type { DueReview, ReviewDeadline } from './review-deadline.ts';
 import type { HumanFeedback, TaskOutput } from './task-output.ts';
@@ -109,6 +110,11 @@ export interface PendingHumanInput {
   readonly output: TaskOutput;
   /** When the review is answered without a person, and how; absent when it waits for one however long. */
   readonly deadline?: DueReview;
+  /**
+   * Set when the pause is not a task's review but a budget about to be passed: the task waits before its next
+   * model call, `output` says what was spent, and an approval adds the budget's first amounts again.
+   */
+  readonly budget?: BudgetReached;
 }
 
 /** Who started an execution: user tokens see only their own. */
@@ -152,4 +158,8 @@ export interface Execution {
   readonly finishedAt: Date | null;
   /** The kickoff's review deadline, which every human-input task's pause takes in place of its own; absent when none. */
   readonly reviewDeadline?: ReviewDeadline;
+  /** What the execution may spend before it pauses for approval (the kickoff's, else crew.yaml's); absent: no limit. */
+  readonly budget?: Budget;
+  /** Its token's daily budget, as the token had it at kickoff: the token's executions of a day spend it together. */
+  readonly dailyBudget?: Budget;
 }

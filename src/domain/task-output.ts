@@ -1,3 +1,4 @@
+import type { BudgetScope } from './budget.ts';
 import type { TokenUsage } from './usage.ts';
 
 /** What one attempt of a task produced. The task webhook and `/status` `tasks[]` are built from it. */
@@ -38,6 +39,20 @@ export interface HumanFeedback {
   readonly output: string;
   /** Set when crewd answered the review itself because its deadline passed; absent when a person did. */
   readonly givenBy?: 'deadline';
+  /** Set when the answer was to a budget pause rather than a task's review: it is no feedback on the task. */
+  readonly budget?: BudgetScope;
+}
+
+/** Feedback on tasks' outputs, without the answers to budget pauses, which the tasks never see. */
+export function taskFeedback(feedback: readonly HumanFeedback[]): readonly HumanFeedback[] {
+  return feedback.some((given) => given.budget !== undefined)
+    ? feedback.filter((given) => given.budget === undefined)
+    : feedback;
+}
+
+/** How many times a budget of this scope was approved and so extended. */
+export function budgetApprovals(feedback: readonly HumanFeedback[], scope: BudgetScope): number {
+  return feedback.filter((given) => given.budget === scope && given.approved).length;
 }
 
 const summaryWords = 10;

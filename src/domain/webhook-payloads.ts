@@ -69,6 +69,26 @@ export const humanInputPayloadSchema = z.object({
 });
 export type HumanInputPayload = z.infer<typeof humanInputPayloadSchema>;
 
+/** A budget pause as the wire shows it: in the human-input request, `pending_human_input` and the event log. */
+export const budgetPauseSchema = z.object({
+  kind: z.literal('budget'),
+  /** `execution`: the execution's own budget; `daily`: its token's budget for the day. */
+  scope: z.enum(['execution', 'daily']),
+  /** The limit in force: the first amounts times one plus the approvals so far. */
+  budget: z.object({ tokens: z.number().optional(), cost_usd: z.number().optional() }),
+  spent: z.object({
+    tokens: z.number(),
+    /** Of the calls whose model has a known price. */
+    cost_usd: z.number(),
+    /** Calls whose model has no known price: their cost is not counted. */
+    unpriced_requests: z.number(),
+  }),
+});
+export type BudgetPauseFields = z.infer<typeof budgetPauseSchema>;
+
+/** The human-input request of a budget pause: what a review's says, and the budget with the spend. */
+export const budgetHumanInputPayloadSchema = humanInputPayloadSchema.extend(budgetPauseSchema.shape);
+
 /**
  * Sent to `humanInputWebhook.url` when a review's deadline passed and crewd answered it itself: the request's
  * fields, with the answer given as `/resume` would have carried it.

@@ -2,7 +2,9 @@ import { clipText } from '../domain/clip-text.ts';
 import type { AgentDefinition, TaskDefinition } from '../domain/crew.ts';
 import { addUsage, emptyUsage } from '../domain/usage.ts';
 import type { TokenUsage } from '../domain/usage.ts';
+import type { CallEstimate } from '../domain/budget.ts';
 import type { ChatRequest, ChatResponse } from '../llm/chat-model.ts';
+import type { PriceTable } from '../llm/price-table.ts';
 import { abortable } from './abortable.ts';
 import { agentModel, agentToolCallingModel } from './agent-resources.ts';
 import type { AgentLoopOptions } from './agent-loop.ts';
@@ -69,12 +71,20 @@ export function openAgentSession(run: RunContext, shared: AttemptShared, work: A
       shared.usage = addUsage(shared.usage, recorded.usage);
       return { ...recorded.answer, usage: recorded.usage };
     }
-    await run.limiter.wait(agent.name, agent.maxRpm, signal);
     // crewAI's function_calling_llm: turns that offer tools go to it, the others to the agent's model.
     const chosen = chat.tools !== undefined && chat.tools.length > 0 ? toolCallingModel : model;
+    await run.beforeModelCall({
+      taskId,
+      attempt: shared.attempt,
+      agent: agent.role,
+      model: chosen.id,
+      attemptUsage: shared.usage,
+      estimate: () => estimateCall(chat, chosen.id, request.prices),
+    });
+    await run.limiter.wait(agent.name, agent.maxRpm, signal);
     const startedAt = performance.now();
     const response = await abortable(chosen.generate(chat, signal), signal);
-    const callUsage = usageOf(response);
+    const callUsage = usageOf(response, chosen.id, request.prices);
     shared.usage = addUsage(shared.usage, callUsage);
     await run.emit({
       type: 'model-call-end',
@@ -131,12 +141,32 @@ export function attemptShared(
   return { task, attempt, replay, usage: emptyUsage };
 }
 
-function usageOf(response: ChatResponse): TokenUsage {
+function usageOf(response: ChatResponse, model: string, prices: PriceTable | undefined): TokenUsage {
   const { promptTokens, completionTokens } = response.usage;
-  return {
+  const usage = {
     promptTokens,
     completionTokens,
     totalTokens: promptTokens + completionTokens,
     successfulRequests: 1,
   };
+  if (prices === undefined) return usage;
+  const costUsd = prices.costUsd(model, { input: promptTokens, output: completionTokens });
+  return costUsd === undefined ? { ...usage, unpricedRequests: 1 } : { ...usage, costUsd };
+}
+
+/** About four characters a token: enough to tell a call that would pass a budget before it is made. */
+const charsPerToken = 4;
+
+/** The prompt of `chat` in tokens, estimated from its length, and what those tokens cost at the model's price. */
+function estimateCall(chat: ChatRequest, model: string, prices: PriceTable | undefined): CallEstimate {
+  let chars = 0;
+  for (const message of chat.messages) {
+    chars += message.content.length;
+    if (message.role === 'assistant' && message.toolCalls !== undefined) {
+      chars += JSON.stringify(message.toolCalls).length;
+    }
+  }
+  if (chat.tools !== undefined) chars += JSON.stringify(chat.tools).length;
+  const tokens = Math.ceil(chars / charsPerToken);
+  return { tokens, costUsd: prices?.costUsd(model, { input: tokens, output: 0 }) };
 }

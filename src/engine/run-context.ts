@@ -1,7 +1,7 @@
 import type { EngineEvent } from '../domain/events.ts';
 import { createRateLimiter } from './rate-limiter.ts';
 import type { RateLimiter } from './rate-limiter.ts';
-import type { RunCrewRequest } from './run-request.ts';
+import type { PlannedModelCall, RunCrewRequest } from './run-request.ts';
 import { createToolCache } from './tool-cache.ts';
 import type { ToolCache } from './tool-cache.ts';
 
@@ -22,6 +22,8 @@ export interface RunContext {
   readonly limiter: RateLimiter;
   readonly toolCache: ToolCache;
   emit(event: EngineEvent): Promise<void>;
+  /** The request's `beforeModelCall`, its failure passed through like a listener's. */
+  beforeModelCall(call: PlannedModelCall): Promise<void>;
 }
 
 export function createRunContext(request: RunCrewRequest): RunContext {
@@ -32,6 +34,14 @@ export function createRunContext(request: RunCrewRequest): RunContext {
     async emit(event) {
       try {
         await request.onEvent(event);
+      } catch (error) {
+        throw new ListenerError(error);
+      }
+    },
+    async beforeModelCall(call) {
+      if (request.beforeModelCall === undefined) return;
+      try {
+        await request.beforeModelCall(call);
       } catch (error) {
         throw new ListenerError(error);
       }

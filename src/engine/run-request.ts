@@ -2,7 +2,9 @@ import type { CrewDefinition, CrewInputs } from '../domain/crew.ts';
 import type { EngineEvent } from '../domain/events.ts';
 import type { HumanFeedback, TaskOutput } from '../domain/task-output.ts';
 import type { TokenUsage } from '../domain/usage.ts';
+import type { CallEstimate } from '../domain/budget.ts';
 import type { ModelResolver } from '../llm/chat-model.ts';
+import type { PriceTable } from '../llm/price-table.ts';
 import type { OutputFiles } from './output-files.ts';
 import type { RateLimiter } from './rate-limiter.ts';
 import type { StepJournal } from './step-journal.ts';
@@ -49,6 +51,28 @@ export interface RunCrewRequest {
   readonly clock?: () => Date;
   /** Times agents' `max_execution_time`; real timers when absent. */
   readonly timers?: Timers;
+  /** Prices model calls into their usage (`costUsd`); without it usage carries no cost. */
+  readonly prices?: PriceTable;
+  /**
+   * Awaited before every model call that is actually made (a replayed one is not): it may stop the run by
+   * throwing, before the call is made (a budget about to be passed). Whatever it throws reaches the caller of
+   * `runCrew` unchanged, like what `onEvent` throws.
+   */
+  readonly beforeModelCall?: (call: PlannedModelCall) => void | Promise<void>;
+}
+
+/** A model call about to be made. */
+export interface PlannedModelCall {
+  readonly taskId: string;
+  readonly attempt: number;
+  /** The role of the agent that asks. */
+  readonly agent: string;
+  /** `provider/model`. */
+  readonly model: string;
+  /** What the task attempt's calls spent so far (a replayed call's usage included). */
+  readonly attemptUsage: TokenUsage;
+  /** The call's prompt in tokens and dollars: worked out only when asked, as it reads the whole conversation. */
+  estimate(): CallEstimate;
 }
 
 export type RunOutcome =

@@ -57,11 +57,36 @@ describe('ExecutionTrace', () => {
     trace.record({ type: 'guardrail-end', check: { ...check, retryCount: 1 }, success: true, error: null });
 
     const checks = spans.filter((span) => span.name === 'guardrail function');
-    expect(checks.map((span) => [span.parent?.name, span.attributes['crewd.guardrail.retry_count']])).toEqual([
-      ['task write', 0],
-      ['task write', 1],
-    ]);
+    expect(checks.map((span) => [span.parent?.name, span.attributes['crewd.guardrail.retry_count']])).toEqual(
+      [
+        ['task write', 0],
+        ['task write', 1],
+      ],
+    );
     expect(checks.map((span) => span.attributes['crewd.guardrail.success'])).toEqual([false, true]);
-    expect(checks.every((span) => span.ended && span.attributes['crewd.guardrail'] === 'no_shouting')).toBe(true);
+    expect(checks.every((span) => span.ended && span.attributes['crewd.guardrail'] === 'no_shouting')).toBe(
+      true,
+    );
+  });
+  it('puts the cost of a priced call on its span, and marks a call without a known price', () => {
+    const { tracing, spans } = recordingTracing();
+    const trace = new ExecutionTrace(tracing, { id: 'e1', crew: 'crew' });
+    const call = {
+      type: 'model-call-end' as const,
+      taskId: 'write',
+      attempt: 1,
+      answer: { text: 'done', toolCalls: [] },
+      durationMs: 5,
+    };
+    trace.record({ type: 'task-start', taskId: 'write', attempt: 1, agent: 'Writer' });
+    const usage = { promptTokens: 100, completionTokens: 10, totalTokens: 110, successfulRequests: 1 };
+    trace.record({ ...call, model: 'openai/gpt-4o', usage: { ...usage, costUsd: 0.00035 } });
+    trace.record({ ...call, model: 'openai/local-model', usage: { ...usage, unpricedRequests: 1 } });
+
+    const [priced, unpriced] = spans.filter((span) => span.name.startsWith('chat '));
+    expect(priced?.attributes).toMatchObject({ 'crewd.usage.cost_usd': 0.00035 });
+    expect(priced?.attributes).not.toHaveProperty('crewd.usage.unpriced_requests');
+    expect(unpriced?.attributes).toMatchObject({ 'crewd.usage.unpriced_requests': 1 });
+    expect(unpriced?.attributes).not.toHaveProperty('crewd.usage.cost_usd');
   });
 });

@@ -142,9 +142,14 @@ export class ExecutionTrace {
   }
 }
 
+/** Tokens, and the cost at the price table's prices: known, or marked unknown when a model had no price. */
 function usageAttributes(usage: TokenUsage) {
   return {
     'gen_ai.usage.input_tokens': usage.promptTokens,
     'gen_ai.usage.output_tokens': usage.completionTokens,
+    ...(usage.costUsd === undefined ? {} : { 'crewd.usage.cost_usd': usage.costUsd }),
+    ...(usage.unpricedRequests === undefined
+      ? {}
+      : { 'crewd.usage.unpriced_requests': usage.unpricedRequests }),
   };
 }

@@ -1,4 +1,5 @@
 import { checkInputs } from '../crew/placeholders.ts';
+import type { Budget } from '../domain/budget.ts';
 import { hashJson } from '../domain/canonical-json.ts';
 import type { CrewDefinition } from '../domain/crew.ts';
 import { reachesCrew } from '../domain/crew-name.ts';
@@ -161,6 +162,7 @@ export class DurableExecutionService implements ExecutionService {
             webhooks: request.webhooks,
             // Only when given, so the hashes of kickoffs without one stay what they were.
             ...(request.reviewDeadline === undefined ? {} : { reviewDeadline: request.reviewDeadline }),
+            ...(request.budget === undefined ? {} : { budget: request.budget }),
           });
     const createdAt = this.deps.clock();
     const { slot, lease } = this.#leaseIfRoom(createdAt);
@@ -181,6 +183,7 @@ export class DurableExecutionService implements ExecutionService {
           ...(served === undefined ? {} : { crewVersion: served.version }),
           ...(queueLimit === undefined ? {} : { queueLimit }),
           ...(request.reviewDeadline === undefined ? {} : { reviewDeadline: request.reviewDeadline }),
+          ...budgetOf(request, served?.crew ?? this.crew),
         })
         .catch((error: unknown) => {
           if (error instanceof QueueFull && queueLimit !== undefined) {
@@ -262,6 +265,7 @@ export class DurableExecutionService implements ExecutionService {
       text: request.feedback,
       approved: request.approve,
       output: pending.output.output,
+      ...(pending.budget === undefined ? {} : { budget: pending.budget.scope }),
     };
     const webhooks: WebhookTargets = {
       taskUrl: request.taskUrl,
@@ -273,7 +277,10 @@ export class DurableExecutionService implements ExecutionService {
       // A2A push configs belong to the task, which goes on across the pause.
       ...a2aPushAfterResume(execution.webhooks, request),
     };
-    const answered = await this.#answerReview(execution, pending, feedback, webhooks);
+    const answered =
+      pending.budget === undefined
+        ? await this.#answerReview(execution, pending, feedback, webhooks)
+        : await this.#answerBudget(execution, pending, feedback, webhooks);
     if (answered === null) throw notPending();
     return answered;
   }
@@ -379,6 +386,67 @@ export class DurableExecutionService implements ExecutionService {
     return feedback.approved
       ? { status: 'resumed', message: 'Feedback approved; the execution continues with the next task' }
       : { status: 'retrying', message: `Feedback received; task '${pending.taskId}' will run again` };
+  }
+
+  /**
+   * Answers a budget pause, guarded on it still waiting: an approval extends the budget by its first amounts (the
+   * feedback counts the approvals) and the task goes on from its journal with the call it stopped before; a
+   * rejection ends the execution REVOKED with the reason. Null when another answer came first.
+   */
+  async #answerBudget(
+    execution: Execution,
+    pending: PendingHumanInput,
+    feedback: HumanFeedback,
+    webhooks: WebhookTargets,
+  ): Promise<ResumeResult | null> {
+    const now = this.deps.clock();
+    const guard = {
+      executionId: execution.id,
+      fromStates: ['PAUSED'] as const,
+      expectPending: { taskId: pending.taskId, attempt: pending.attempt },
+      pending: null,
+      appendFeedback: feedback,
+      now,
+    };
+    if (!feedback.approved) {
+      const reason = feedback.text.trim();
+      const error = reason === '' ? 'The budget was not extended' : `The budget was not extended: ${reason}`;
+      const ended: Execution = {
+        ...execution,
+        webhooks,
+        state: 'REVOKED',
+        result: null,
+        error,
+        currentTask: null,
+        finishedAt: now,
+      };
+      const change: ExecutionChange = {
+        ...guard,
+        state: 'REVOKED',
+        patch: { webhooks, error, currentTask: null, finishedAt: now },
+        events: [eventRecord.executionResumed(feedback), eventRecord.executionEnded(ended)],
+      };
+      const { notifications } = this.deps;
+      const outbox = [...notifications.crewEnded(ended, webhooks), ...notifications.streamed(ended, change)];
+      if ((await this.#apply({ ...change, outbox })) === null) return null;
+      return { status: 'completed', message: 'Budget not extended; the execution is revoked' };
+    }
+    const { slot, lease } = this.#leaseIfRoom(now);
+    try {
+      const applied = await this.#apply({
+        ...guard,
+        state: 'PENDING',
+        patch: { webhooks },
+        events: [eventRecord.executionResumed(feedback)],
+        ...(lease === undefined ? {} : { lease }),
+      });
+      if (applied === null) return null;
+      if (lease !== undefined) slot.submit(execution.id);
+      else this.deps.wakeClaims?.();
+    } finally {
+      slot.release();
+    }
+    return { status: 'resumed', message: `Budget extended; task '${pending.taskId}' goes on` };
   }
 
   async cancel(executionId: string, caller: Caller): Promise<Execution> {
@@ -536,4 +604,14 @@ function visibleTo(execution: Execution, caller: Caller): boolean {
 
 function notPending(): CrewdError {
   return new CrewdError('NOT_PENDING_HUMAN_INPUT', 'Execution is not in pending human input state');
+}
+
+/** The kickoff's budget, else the crew's default; none when neither sets one. */
+function budgetOf(request: KickoffRequest, crew: CrewDefinition): { budget?: Budget; dailyBudget?: Budget } {
+  const budget = request.budget ?? crew.budget;
+  const daily = request.caller.dailyBudget;
+  return {
+    ...(budget === undefined ? {} : { budget }),
+    ...(daily === undefined ? {} : { dailyBudget: daily }),
+  };
 }

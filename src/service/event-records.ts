@@ -2,7 +2,8 @@ import type { AgentStep, EngineEvent, GuardrailCheck } from '../domain/events.ts
 import { isFinished, type Execution } from '../domain/execution.ts';
 import type { HumanFeedback, TaskOutput } from '../domain/task-output.ts';
 import type { ExecutionLogData, ExecutionLogEvent } from '../domain/execution-log.ts';
-import { stepPayload, taskPayload } from '../webhooks/payloads.ts';
+import type { BudgetReached } from '../domain/budget.ts';
+import { budgetPauseFields, stepPayload, taskPayload } from '../webhooks/payloads.ts';
 
 type Meta = Execution['meta'];
 
@@ -32,7 +33,7 @@ export const eventRecord = {
 
   /** A model's answer; with the tool results that follow it, the journal a crashed task attempt goes on from. */
   modelCallEnded(event: Extract<EngineEvent, { type: 'model-call-end' }>): ExecutionLogEvent {
-    const { promptTokens, completionTokens, totalTokens } = event.usage;
+    const { promptTokens, completionTokens, totalTokens, costUsd, unpricedRequests } = event.usage;
     return {
       type: 'model-call-end',
       data: {
@@ -47,6 +48,9 @@ export const eventRecord = {
           prompt_tokens: promptTokens,
           completion_tokens: completionTokens,
           total_tokens: totalTokens,
+          // A priced call its cost; a call of a model without a known price says so.
+          ...(costUsd === undefined ? {} : { cost_usd: costUsd }),
+          ...(unpricedRequests === undefined ? {} : { unpriced: true }),
         },
       },
     };
@@ -79,6 +83,19 @@ export const eventRecord = {
     };
   },
 
+  /** A budget pause: kept out of the step journal's way, as the task goes on from its steps once approved. */
+  budgetReached(output: TaskOutput, reached: BudgetReached): ExecutionLogEvent {
+    return {
+      type: 'human-input-request',
+      data: {
+        task_id: output.taskId,
+        output: output.output,
+        attempt: output.attempt,
+        budget: budgetPauseFields(reached),
+      },
+    };
+  },
+
   executionResumed(feedback: HumanFeedback): ExecutionLogEvent {
     return {
       type: 'execution-resume',
@@ -87,6 +104,7 @@ export const eventRecord = {
         attempt: feedback.attempt,
         is_approve: feedback.approved,
         ...(feedback.givenBy === undefined ? {} : { given_by: feedback.givenBy }),
+        ...(feedback.budget === undefined ? {} : { kind: 'budget' as const }),
       },
     };
   },

@@ -1,3 +1,4 @@
+import type { CallEstimate } from '../domain/budget.ts';
 import type { CrewDefinition } from '../domain/crew.ts';
 import { reviewDue, type DueReview } from '../domain/review-deadline.ts';
 import { CrewdError } from '../domain/errors.ts';
@@ -5,7 +6,8 @@ import type { AgentStep, EngineEvent } from '../domain/events.ts';
 import type { Execution } from '../domain/execution.ts';
 import type { TaskOutput } from '../domain/task-output.ts';
 import { addUsage, emptyUsage, type TokenUsage } from '../domain/usage.ts';
-import type { RunOutcome } from '../engine/run-request.ts';
+import type { PlannedModelCall, RunOutcome } from '../engine/run-request.ts';
+import { budgetPauseOutput, dailyBudgetReached, executionBudgetReached } from './budget-check.ts';
 import type { ExecutionChange, Store } from '../store/store.ts';
 import type { StoreUnavailableError } from '../store/store-unavailable.ts';
 import { eventRecord } from './event-records.ts';
@@ -36,6 +38,9 @@ export interface LegDeps {
 
 /** Thrown into the engine when the leg must stop: the execution was changed elsewhere, or the process stops. */
 export class LegStopped extends Error {}
+
+/** Thrown into the engine when the leg paused the execution on a budget, before a model call. */
+export class BudgetPaused extends LegStopped {}
 
 /**
  * The writes of one leg of one execution, from its start until it pauses, finishes or fails.
@@ -140,6 +145,32 @@ export class ExecutionLeg {
         await this.#taskEnded(event.output, event.awaitingHumanInput, now);
         return;
     }
+  }
+
+  /**
+   * Checked before every model call: one that could pass the execution's budget is not made. The execution pauses
+   * for approval instead, between two steps of its task (a tool call in flight was recorded when it completed),
+   * and the engine is stopped with `BudgetPaused`; an approval runs the task on from its journal.
+   */
+  async beforeModelCall(planned: PlannedModelCall): Promise<void> {
+    // Worked out once, and only for an execution with a budget: it reads the whole conversation.
+    let estimate: CallEstimate | undefined;
+    const call = { ...planned, estimate: () => (estimate ??= planned.estimate()) };
+    const now = this.deps.clock();
+    const reached =
+      executionBudgetReached(this.#execution, call) ??
+      (await dailyBudgetReached(this.#execution, call, now, this.deps.store));
+    if (reached === undefined) return;
+    const execution = this.#execution;
+    const output = budgetPauseOutput(call, reached);
+    await this.#write({
+      ...this.#guard(now),
+      state: 'PAUSED',
+      pending: { taskId: call.taskId, attempt: call.attempt, output, budget: reached },
+      events: [eventRecord.budgetReached(output, reached)],
+      outbox: this.deps.notifications.budgetReached(execution, output, reached),
+    });
+    throw new BudgetPaused('The execution paused on its budget');
   }
 
   async finish(outcome: RunOutcome): Promise<void> {

@@ -7,13 +7,15 @@ import type { StepJournal } from '../engine/step-journal.ts';
 import type { Timers } from '../engine/timers.ts';
 import { ToolCaches } from '../engine/tool-cache.ts';
 import type { ToolRegistry } from '../engine/tool.ts';
+import { taskFeedback } from '../domain/task-output.ts';
 import type { ModelResolver } from '../llm/chat-model.ts';
+import type { PriceTable } from '../llm/price-table.ts';
 import type { ExecutionNotice } from '../store/coordination-feed.ts';
 import { isStoreUnavailable, type StoreUnavailableError } from '../store/store-unavailable.ts';
 import { ExecutionTrace } from '../observability/execution-trace.ts';
 import type { Tracing } from '../observability/tracing.ts';
-import { readStepJournal } from './read-step-journal.ts';
-import { ExecutionLeg, LegStopped, type LegDeps } from './execution-leg.ts';
+import { readStepJournal, resumedFromBudgetPause } from './read-step-journal.ts';
+import { BudgetPaused, ExecutionLeg, LegStopped, type LegDeps } from './execution-leg.ts';
 import type { Notifications } from './notifications.ts';
 import { retryWhileUnavailable } from './retry-while-unavailable.ts';
 
@@ -41,6 +43,8 @@ export interface ExecutionRunnerDeps extends Omit<LegDeps, 'notifications' | 'cr
   readonly outputFiles?: OutputFiles;
   /** Times agents' `max_execution_time`; real timers unless given. */
   readonly timers?: Timers;
+  /** Prices every model call into the usage; without it, usage carries no cost and only token budgets apply. */
+  readonly prices?: PriceTable;
 }
 
 /** Why a running execution was stopped from outside; `elsewhere`: another process cancelled it or took it over. */
@@ -131,7 +135,7 @@ export class ExecutionRunner {
           inputs: execution.inputs,
           checkpoint: {
             outputs: execution.outputs,
-            feedback: execution.feedback,
+            feedback: taskFeedback(execution.feedback),
             ...(journal === undefined ? {} : { journal }),
           },
           models: runnable.models,
@@ -142,6 +146,8 @@ export class ExecutionRunner {
             traced?.record(event);
             return leg.record(event, this.#shuttingDown);
           },
+          beforeModelCall: (call) => leg.beforeModelCall(call),
+          prices: this.deps.prices,
           limiter: prefixedLimiter(this.#limiter, `${executionId}\n`),
           toolCache: this.#toolCaches.for(executionId),
           outputFiles: this.deps.outputFiles,
@@ -152,6 +158,10 @@ export class ExecutionRunner {
         traced?.end(outcome.kind === 'paused' ? 'PAUSED' : 'SUCCESS');
         if (outcome.kind === 'completed') this.#toolCaches.drop(executionId);
       } catch (error) {
+        if (error instanceof BudgetPaused) {
+          traced?.end('PAUSED');
+          return;
+        }
         // A shutdown leaves the execution RUNNING for recovery; a cancel was already recorded by cancel().
         if (error instanceof LegStopped || controller.signal.aborted) {
           traced?.end('stopped');
@@ -221,10 +231,11 @@ export class ExecutionRunner {
       { ...this.deps, crew: runnable.crew, notifications: runnable.notifications },
       signal,
     );
-    if (execution.state === 'PENDING') {
+    if (execution.state === 'PENDING' && !resumedFromBudgetPause(execution)) {
       leg.claim();
       return { leg, runnable };
     }
+    if (execution.state === 'PENDING') leg.claim();
     // Continuing after a crash or a handover: the task in flight goes on from its last completed step.
     const journal = await retryWhileUnavailable(() => readStepJournal(store, execution), whileDown);
     return journal === undefined ? { leg, runnable } : { leg, journal, runnable };

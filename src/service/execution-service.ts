@@ -1,3 +1,4 @@
+import type { Budget } from '../domain/budget.ts';
 import type { ReviewDeadline } from '../domain/review-deadline.ts';
 import type { CrewDefinition } from '../domain/crew.ts';
 import type {
@@ -19,6 +20,8 @@ export interface Caller {
   readonly crews?: readonly string[] | null;
   /** A token made for deploying: it deploys, and does nothing else. */
   readonly deploy?: boolean;
+  /** The token's daily budget: its executions of a day spend it together. */
+  readonly dailyBudget?: Budget;
 }
 
 export interface KickoffRequest {
@@ -29,6 +32,8 @@ export interface KickoffRequest {
   readonly caller: Caller;
   /** Answers the execution's reviews when their time is up, in place of the tasks' own deadlines. */
   readonly reviewDeadline?: ReviewDeadline | undefined;
+  /** What the execution may spend before it pauses for approval, in place of the crew's default. */
+  readonly budget?: Budget | undefined;
 }
 
 export interface ResumeRequest {

@@ -2,7 +2,9 @@ import type { AgentStep } from '../domain/events.ts';
 import type { Execution, WebhookTargets } from '../domain/execution.ts';
 import type { HumanFeedback, TaskOutput } from '../domain/task-output.ts';
 import type { ExecutionChange, NewOutboxMessage, WebhookKind } from '../store/store.ts';
+import type { BudgetReached } from '../domain/budget.ts';
 import {
+  budgetPauseFields,
   crewPayload,
   humanInputDeadlinePayload,
   humanInputHeaders,
@@ -100,6 +102,14 @@ export class Notifications {
     const target = execution.webhooks.humanInput;
     if (target === null) return [];
     const payload = humanInputRequest(execution, output);
+    return [this.#message('human_input', target.url, payload, humanInputHeaders(target.authentication))];
+  }
+
+  /** Asks the human-input webhook to approve more budget: the request of a review, with the budget and the spend. */
+  budgetReached(execution: Execution, output: TaskOutput, reached: BudgetReached): NewOutboxMessage[] {
+    const target = execution.webhooks.humanInput;
+    if (target === null) return [];
+    const payload = { ...humanInputRequest(execution, output), ...budgetPauseFields(reached) };
     return [this.#message('human_input', target.url, payload, humanInputHeaders(target.authentication))];
   }
 

@@ -13,7 +13,8 @@ export async function readStepJournal(
   store: EventStore,
   execution: Execution,
 ): Promise<StepJournal | undefined> {
-  if (execution.state !== 'RUNNING' || execution.currentTask === null) return undefined;
+  if (execution.currentTask === null) return undefined;
+  if (execution.state !== 'RUNNING' && !resumedFromBudgetPause(execution)) return undefined;
   let journal: { taskId: string; attempt: number; entries: JournalEntry[] } | undefined;
   for (let after = 0; ;) {
     const page = await store.listEvents(execution.id, after, pageSize);
@@ -22,6 +23,11 @@ export async function readStepJournal(
     after = page.at(-1)!.sequence;
   }
   return journal?.taskId === execution.currentTask ? journal : undefined;
+}
+
+/** True for an execution waiting to go on after its budget was extended: its task was stopped between steps. */
+export function resumedFromBudgetPause(execution: Execution): boolean {
+  return execution.state === 'PENDING' && execution.feedback.at(-1)?.budget !== undefined;
 }
 
 type OpenJournal = { taskId: string; attempt: number; entries: JournalEntry[] } | undefined;
@@ -45,6 +51,8 @@ function follow(journal: OpenJournal, event: StoredExecutionEvent): OpenJournal 
           completionTokens: usage.completion_tokens,
           totalTokens: usage.total_tokens,
           successfulRequests: 1,
+          ...(usage.cost_usd === undefined ? {} : { costUsd: usage.cost_usd }),
+          ...(usage.unpriced === true ? { unpricedRequests: 1 } : {}),
         },
         ...(data.scope === undefined ? {} : { scope: data.scope }),
       });
@@ -58,9 +66,12 @@ function follow(journal: OpenJournal, event: StoredExecutionEvent): OpenJournal 
     case 'guardrail-end':
       journal?.entries.push({ kind: 'guardrail' });
       return journal;
-    case 'task-end':
+    // A budget pause and its approval stop the attempt between two steps: it goes on from them.
     case 'human-input-request':
+      return data.budget === undefined ? undefined : journal;
     case 'execution-resume':
+      return data.kind === 'budget' ? journal : undefined;
+    case 'task-end':
       return undefined;
     case 'execution-start':
     case 'guardrail-start':

@@ -1,3 +1,4 @@
+import type { Budget } from '../domain/budget.ts';
 import { createHash, randomBytes as nodeRandomBytes, timingSafeEqual } from 'node:crypto';
 import { CrewdError } from '../domain/errors.ts';
 import type { TokenKind, TokenRecord, TokenStore } from '../store/store.ts';
@@ -24,6 +25,8 @@ export interface NewToken {
   readonly crews?: readonly string[];
   /** A token for `crewd deploy` (an organization token that deploys and does nothing else). */
   readonly deploy?: boolean;
+  /** What the token's executions may spend together in a day (UTC) before each pauses for approval. */
+  readonly dailyBudget?: Budget;
 }
 
 export interface CreatedToken {
@@ -70,6 +73,7 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
       name: token.name ?? null,
       crews,
       deploy: token.deploy === true,
+      dailyBudget: checkDailyBudget(token.dailyBudget),
       hash: hashSecret(secret),
       createdAt: deps.clock(),
       revokedAt: null,
@@ -107,6 +111,7 @@ export function createTokenService(deps: TokenServiceDeps): TokenService {
         userId: record.userId,
         ...(record.crews === null || record.crews === undefined ? {} : { crews: record.crews }),
         ...(record.deploy === true ? { deploy: true } : {}),
+        ...(record.dailyBudget == null ? {} : { dailyBudget: record.dailyBudget }),
       };
       if (cacheMs > 0) {
         // Bounded: a flood of distinct valid tokens cannot grow it without limit.
@@ -160,4 +165,20 @@ function sameHash(stored: string, computed: string): boolean {
   const a = Buffer.from(stored, 'utf8');
   const b = Buffer.from(computed, 'utf8');
   return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** A daily budget sets tokens, dollars or both, each above 0; null when the token has none. */
+function checkDailyBudget(budget: Budget | undefined): Budget | null {
+  if (budget === undefined) return null;
+  const { tokens, costUsd } = budget;
+  if (tokens === undefined && costUsd === undefined) {
+    throw new CrewdError('VALIDATION_ERROR', 'A daily budget sets tokens, dollars or both');
+  }
+  if (tokens !== undefined && !(Number.isInteger(tokens) && tokens > 0)) {
+    throw new CrewdError('VALIDATION_ERROR', 'A daily budget of tokens must be a whole number above 0');
+  }
+  if (costUsd !== undefined && !(Number.isFinite(costUsd) && costUsd > 0)) {
+    throw new CrewdError('VALIDATION_ERROR', 'A daily budget in dollars must be a number above 0');
+  }
+  return budget;
 }

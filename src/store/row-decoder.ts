@@ -1,3 +1,4 @@
+import type { Budget } from '../domain/budget.ts';
 import type { ReviewDeadline, ReviewOutcome } from '../domain/review-deadline.ts';
 import type { AgentStep } from '../domain/events.ts';
 import type { Execution, ExecutionState, PendingHumanInput, WebhookTargets } from '../domain/execution.ts';
@@ -69,6 +70,7 @@ export function rowDecoder(codec: RowCodec): RowDecoder {
       startedAt: nullableDate(row.started_at),
       finishedAt: nullableDate(row.finished_at),
       ...(row.review_deadline == null ? {} : { reviewDeadline: json<ReviewDeadline>(row.review_deadline) }),
+      ...(row.budget == null ? {} : budgetsOf(json<StoredBudget>(row.budget))),
     }),
 
     // The store wrote every entry from the log's union; reading it back trusts that, unchecked (a hot path).
@@ -91,6 +93,7 @@ export function rowDecoder(codec: RowCodec): RowDecoder {
       hash: text(row.hash),
       createdAt: codec.date(row.created_at),
       revokedAt: nullableDate(row.revoked_at),
+      ...(row.daily_budget == null ? {} : { dailyBudget: json<Budget>(row.daily_budget) }),
     }),
 
     outboxMessage: (row) => ({
@@ -154,4 +157,15 @@ type StoredPending = Omit<PendingHumanInput, 'deadline'> & {
 function pendingOf(stored: StoredPending | null): PendingHumanInput | null {
   if (stored?.deadline === undefined) return stored as PendingHumanInput | null;
   return { ...stored, deadline: { ...stored.deadline, at: new Date(stored.deadline.at) } };
+}
+
+/** The budget column: the execution's own budget, with its token's daily budget under `daily`. */
+type StoredBudget = Budget & { readonly daily?: Budget };
+
+function budgetsOf(stored: StoredBudget): Pick<Execution, 'budget' | 'dailyBudget'> {
+  const { daily, ...own } = stored;
+  return {
+    ...(own.tokens === undefined && own.costUsd === undefined ? {} : { budget: own }),
+    ...(daily === undefined ? {} : { dailyBudget: daily }),
+  };
 }

@@ -46,6 +46,14 @@ export function newExecutionValues(execution: NewExecution): RowValues {
     crew: execution.crew ?? null,
     crew_version: execution.crewVersion ?? null,
     review_deadline: json(execution.reviewDeadline),
+    // The token's daily budget travels in the same column, under `daily`.
+    budget:
+      execution.budget === undefined && execution.dailyBudget === undefined
+        ? null
+        : JSON.stringify({
+            ...execution.budget,
+            ...(execution.dailyBudget === undefined ? {} : { daily: execution.dailyBudget }),
+          }),
   };
 }
 
@@ -109,6 +117,7 @@ export function tokenValues(token: TokenRecord): RowValues {
     hash: token.hash,
     created_at: token.createdAt.toISOString(),
     revoked_at: iso(token.revokedAt),
+    daily_budget: json(token.dailyBudget),
   };
 }
 

@@ -1,4 +1,5 @@
 import type { ScheduleStore } from './schedule-store.ts';
+import type { Budget, Spend } from '../domain/budget.ts';
 import type { ReviewDeadline } from '../domain/review-deadline.ts';
 import type { ExecutionLogEvent } from '../domain/execution-log.ts';
 import type { AgentStep } from '../domain/events.ts';
@@ -62,6 +63,10 @@ export interface NewExecution {
   readonly queueLimit?: number;
   /** The kickoff's review deadline, for every human-input task in place of the tasks' own. */
   readonly reviewDeadline?: ReviewDeadline;
+  /** What the execution may spend before it pauses for approval. */
+  readonly budget?: Budget;
+  /** Its token's daily budget, as the token had it at kickoff. */
+  readonly dailyBudget?: Budget;
 }
 
 export type CreateExecutionResult =
@@ -188,6 +193,11 @@ export interface ExecutionStore {
    * Reading them takes nothing: answering one is a guarded change, which exactly one of several processes wins.
    */
   listDueReviews(now: Date, limit: number): Promise<readonly string[]>;
+  /**
+   * What the model calls of a token's executions committed from `since` until before `until` spent, read from
+   * their event logs (calls replayed after a restart or an approval are not logged again, so count once).
+   */
+  tokenSpend(tokenId: string, since: Date, until: Date): Promise<Spend>;
   /** Releases every lease this owner holds (a clean shutdown), so another process may go on at once. */
   releaseLeases(owner: string): Promise<void>;
   /**
@@ -238,6 +248,8 @@ export interface TokenRecord {
   readonly crews?: readonly string[] | null;
   /** A token made for deploying: it deploys, and does nothing else. */
   readonly deploy?: boolean;
+  /** What the token's executions may spend together in a day (UTC); absent for no limit. */
+  readonly dailyBudget?: Budget | null;
   /** SHA-256 of the secret, hex; the secret itself is never stored. */
   readonly hash: string;
   readonly createdAt: Date;

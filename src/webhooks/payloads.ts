@@ -2,7 +2,9 @@ import { CrewdError } from '../domain/errors.ts';
 import type { AgentStep } from '../domain/events.ts';
 import type { ExecutionState, WebhookAuthentication } from '../domain/execution.ts';
 import type { TaskOutput } from '../domain/task-output.ts';
+import type { BudgetReached } from '../domain/budget.ts';
 import type {
+  BudgetPauseFields,
   CrewPayload,
   HumanInputDeadlinePayload,
   HumanInputPayload,
@@ -167,4 +169,18 @@ export function humanInputHeaders(auth?: WebhookAuthentication): Record<string, 
         authorization: `Basic ${Buffer.from(`${auth.username}:${auth.password}`, 'utf8').toString('base64')}`,
       };
   }
+}
+
+/** A budget pause's fields, added to its human-input request and to `pending_human_input`. */
+export function budgetPauseFields(reached: BudgetReached): BudgetPauseFields {
+  const { limit, spent } = reached;
+  return {
+    kind: 'budget',
+    scope: reached.scope,
+    budget: {
+      ...(limit.tokens === undefined ? {} : { tokens: limit.tokens }),
+      ...(limit.costUsd === undefined ? {} : { cost_usd: limit.costUsd }),
+    },
+    spent: { tokens: spent.tokens, cost_usd: spent.costUsd, unpriced_requests: spent.unpricedRequests },
+  };
 }

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { openStore } from '../../src/open-store.ts';
 import { runCrewd, tempDir } from './crewd-command.ts';
 
 describe('crewd tokens', () => {
@@ -74,5 +75,47 @@ describe('crewd tokens create --crews', () => {
     const rows = (await runCrewd(['tokens', 'list', '--database', database])).stdout.trimEnd().split('\n');
     expect(rows.find((row) => /\bdana\b/.test(row))).toMatch(/\bnotes,briefs\b/);
     expect(rows.find((row) => /\borg\b/.test(row))).toMatch(/\s\*\s/);
+  });
+});
+
+describe('crewd tokens create --daily-budget-tokens / --daily-budget-usd', () => {
+  it("keeps the token's daily budget", async () => {
+    const database = join(tempDir(), 'tokens.db');
+
+    const created = await runCrewd([
+      'tokens',
+      'create',
+      '--user',
+      'erin',
+      '--daily-budget-tokens',
+      '50000',
+      '--daily-budget-usd',
+      '2.5',
+      '--database',
+      database,
+    ]);
+
+    expect(created.code).toBe(0);
+    const store = await openStore(database);
+    try {
+      const [token] = await store.listTokens();
+      expect(token?.dailyBudget).toEqual({ tokens: 50000, costUsd: 2.5 });
+    } finally {
+      await store.close();
+    }
+  });
+
+  it.each([
+    [['--daily-budget-tokens', '-5'], 'A daily budget of tokens must be a whole number above 0'],
+    [['--daily-budget-tokens', '1.5'], 'A daily budget of tokens must be a whole number above 0'],
+    [['--daily-budget-usd', 'lots'], '--daily-budget-usd must be a number'],
+    [['--daily-budget-usd', '0'], 'A daily budget in dollars must be a number above 0'],
+  ])('refuses %j with one line', async (flags, message) => {
+    const database = join(tempDir(), 'tokens.db');
+
+    const result = await runCrewd(['tokens', 'create', '--user', 'erin', ...flags, '--database', database]);
+
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe(`crewd: ${message}\n`);
   });
 });

@@ -60,6 +60,9 @@ describe('kickoff and status', () => {
       prompt_tokens: 30,
       completion_tokens: 15,
       successful_requests: 3,
+      // The test model has no known price: its cost is unknown, and says so.
+      total_cost_usd: null,
+      unpriced_requests: 3,
     });
     expect(body.last_executed_task).toMatchObject({
       task_id: 'summary',

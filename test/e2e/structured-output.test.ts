@@ -50,6 +50,8 @@ describe('structured output', () => {
       prompt_tokens: 70,
       completion_tokens: 35,
       successful_requests: 7,
+      total_cost_usd: null,
+      unpriced_requests: 7,
     });
   });
 });

@@ -4,6 +4,7 @@ import { describeExecutionChangeContract } from './execution-change-contract.ts'
 import { describeExecutionClaimContract } from './execution-claim-contract.ts';
 import { describeExecutionFairShareContract } from './execution-fair-share-contract.ts';
 import { describeExecutionReviewDeadlineContract } from './execution-review-deadline-contract.ts';
+import { describeExecutionBudgetContract } from './execution-budget-contract.ts';
 import { describeExecutionLeaseContract } from './execution-lease-contract.ts';
 import { describeExecutionListingContract } from './execution-listing-contract.ts';
 import { describeExecutionStoreContract } from './execution-store-contract.ts';
@@ -100,6 +101,7 @@ export function describeStoreContract(
     describeExecutionClaimContract(harness);
     describeExecutionFairShareContract(harness);
     describeExecutionReviewDeadlineContract(harness);
+    describeExecutionBudgetContract(harness);
     describeLivenessContract(harness);
     describeTokenStoreContract(harness);
     describeCrewStoreContract(harness);

@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { pino } from 'pino';
 import { readServeConfig, type ServedCrewConfig } from '../../src/config.ts';
 import type { RateLimiter } from '../../src/engine/rate-limiter.ts';
+import type { PriceTable } from '../../src/llm/price-table.ts';
 import { startServer, type RunningServer } from '../../src/main.ts';
 import { hangAfterMs, until } from './until.ts';
 
@@ -44,6 +45,8 @@ export interface InProcessOptions extends CrewdOptions {
   readonly allowPartial?: boolean;
   /** How often schedules are looked at, in real time (default 1 s). */
   readonly schedulePollMs?: number;
+  /** Model prices, in place of the bundled price table. */
+  readonly prices?: PriceTable;
 }
 
 /** Starts crewd in this process on a free port, with the organization token `testToken`. */
@@ -59,6 +62,7 @@ export async function startCrewd(options: InProcessOptions): Promise<RunningServ
     clock: options.clock,
     rateLimiter: options.rateLimiter,
     ...(options.schedulePollMs === undefined ? {} : { schedulePollMs: options.schedulePollMs }),
+    ...(options.prices === undefined ? {} : { prices: options.prices }),
   });
 }
 

@@ -6,6 +6,7 @@ import {
   kickoffBodySchema,
   kickoffIdParamsSchema,
   resumeBodySchema,
+  toBudget,
   toReviewDeadline,
 } from '../request-schemas.ts';
 import {
@@ -75,6 +76,7 @@ export function registerKickoffRoutes(app: ZodApp, context: RouteContext): void 
         idempotencyKey: idempotencyKey(request),
         caller: callerOf(request),
         reviewDeadline: toReviewDeadline(body.humanInputDeadline),
+        budget: toBudget(body.budget),
       });
       return { kickoff_id: kickoffId };
     },

@@ -197,6 +197,17 @@ export const postgresMigrations: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 12,
+    name: 'execution budgets',
+    // What an execution may spend before it pauses for approval; fixed at kickoff, extended by approvals counted
+    // from its feedback.
+    // daily_budget: what a token's executions may spend together in a day (UTC).
+    sql: `
+      ALTER TABLE executions ADD COLUMN budget json;
+      ALTER TABLE tokens ADD COLUMN daily_budget json;
+    `,
+  },
 ];
 
 /**

@@ -1,3 +1,4 @@
+import { roundUsd } from '../../domain/usage.ts';
 import { executionPage } from '../execution-cursor.ts';
 import { executionChangeValues, executionQueryValues, newExecutionValues } from '../row-encoder.ts';
 import {
@@ -13,14 +14,25 @@ import { livenessKeySql, liveOwnerKeys, noticeSql } from './liveness.ts';
 import { namedQuery } from './named-query.ts';
 import type { PostgresContext } from './postgres-context.ts';
 
+/** The spend of a token's model calls logged in a time range: its executions' model-call-end events. */
+const selectTokenSpend = namedQuery(
+  'select_token_spend',
+  `SELECT coalesce(sum((event.data -> 'usage' ->> 'total_tokens')::bigint), 0) AS tokens,
+     coalesce(sum((event.data -> 'usage' ->> 'cost_usd')::float8), 0) AS cost_usd,
+     count(*) FILTER (WHERE event.data -> 'usage' ->> 'unpriced' = 'true') AS unpriced
+   FROM executions execution JOIN execution_events event ON event.execution_id = execution.id
+   WHERE execution.owner_token_id = :token AND event.type = 'model-call-end'
+     AND event.created_at >= :since::timestamptz AND event.created_at < :until::timestamptz`,
+);
+
 const insertExecution = namedQuery(
   'insert_execution',
   `WITH inserted AS (
      INSERT INTO executions (id, state, inputs, meta, webhooks, owner_token_id, owner_user_id, idempotency_key,
-       request_hash, usage, created_at, updated_at, lease_owner, lease_until, crew, crew_version, review_deadline)
+       request_hash, usage, created_at, updated_at, lease_owner, lease_until, crew, crew_version, review_deadline, budget)
      SELECT :id, :state, :inputs::json, :meta::json, :webhooks::json, :owner_token_id, :owner_user_id,
        :idempotency_key, :request_hash, :usage::json, :created_at::timestamptz, :created_at::timestamptz,
-       :lease_owner::text, :lease_until::timestamptz, :crew::text, :crew_version::integer, :review_deadline::json
+       :lease_owner::text, :lease_until::timestamptz, :crew::text, :crew_version::integer, :review_deadline::json, :budget::json
      WHERE :queue_limit::bigint IS NULL OR (SELECT count(*) FROM executions
        WHERE owner_token_id = :owner_token_id AND state = 'PENDING' AND lease_owner IS NULL) < :queue_limit::bigint
      ON CONFLICT (owner_token_id, idempotency_key) DO NOTHING
@@ -318,6 +330,19 @@ export function postgresExecutionStore(
         state: row.state as ExecutionState,
         takenFrom: row.taken_from as string | null,
       }));
+    },
+
+    tokenSpend: async (tokenId, since, until) => {
+      const [row] = await query(selectTokenSpend, {
+        token: tokenId,
+        since: since.toISOString(),
+        until: until.toISOString(),
+      });
+      return {
+        tokens: Number(row?.tokens ?? 0),
+        costUsd: roundUsd(Number(row?.cost_usd ?? 0)),
+        unpricedRequests: Number(row?.unpriced ?? 0),
+      };
     },
 
     listDueReviews: async (now, limit) =>

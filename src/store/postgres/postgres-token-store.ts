@@ -5,8 +5,8 @@ import type { PostgresContext } from './postgres-context.ts';
 
 const insertToken = namedQuery(
   'insert_token',
-  `INSERT INTO tokens (id, kind, user_id, name, crews, deploy, hash, created_at, revoked_at)
-   VALUES (:id, :kind, :user_id, :name, :crews::json, :deploy::integer::boolean, :hash, :created_at::timestamptz, :revoked_at::timestamptz)
+  `INSERT INTO tokens (id, kind, user_id, name, crews, deploy, hash, created_at, revoked_at, daily_budget)
+   VALUES (:id, :kind, :user_id, :name, :crews::json, :deploy::integer::boolean, :hash, :created_at::timestamptz, :revoked_at::timestamptz, :daily_budget::json)
    ON CONFLICT (hash) DO NOTHING
    RETURNING *`,
 );

@@ -193,6 +193,17 @@ export const sqliteMigrations: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 12,
+    name: 'execution budgets',
+    // What an execution may spend before it pauses for approval; fixed at kickoff, extended by approvals counted
+    // from its feedback.
+    // daily_budget: what a token's executions may spend together in a day (UTC).
+    sql: `
+      ALTER TABLE executions ADD COLUMN budget TEXT;
+      ALTER TABLE tokens ADD COLUMN daily_budget TEXT;
+    `,
+  },
 ];
 
 /** Applies the migrations not yet recorded; `BEGIN IMMEDIATE` makes a second process wait, then find none. */

@@ -1,3 +1,5 @@
+import type { Spend } from '../../domain/budget.ts';
+import { roundUsd } from '../../domain/usage.ts';
 import { executionPage } from '../execution-cursor.ts';
 import { executionChangeValues, executionQueryValues, newExecutionValues } from '../row-encoder.ts';
 import {
@@ -13,11 +15,20 @@ import { endedProcesses, type ProcessLocks } from './process-locks.ts';
 import type { SqliteContext } from './sqlite-context.ts';
 import { settle } from './sqlite-context.ts';
 
+/** The spend of a token's model calls logged in a time range: its executions' model-call-end events. */
+const selectTokenSpend = `
+  SELECT coalesce(sum(event.data ->> '$.usage.total_tokens'), 0) AS tokens,
+    coalesce(sum(event.data ->> '$.usage.cost_usd'), 0) AS cost_usd,
+    coalesce(sum(event.data ->> '$.usage.unpriced'), 0) AS unpriced
+  FROM executions execution JOIN execution_events event ON event.execution_id = execution.id
+  WHERE execution.owner_token_id = :token AND event.type = 'model-call-end'
+    AND event.created_at >= :since AND event.created_at < :until`;
+
 const insertExecution = `
   INSERT INTO executions (id, state, inputs, meta, webhooks, owner_token_id, owner_user_id, idempotency_key,
-    request_hash, usage, created_at, updated_at, lease_owner, lease_until, crew, crew_version, review_deadline)
+    request_hash, usage, created_at, updated_at, lease_owner, lease_until, crew, crew_version, review_deadline, budget)
   VALUES (:id, :state, :inputs, :meta, :webhooks, :owner_token_id, :owner_user_id, :idempotency_key,
-    :request_hash, :usage, :created_at, :created_at, :lease_owner, :lease_until, :crew, :crew_version, :review_deadline)
+    :request_hash, :usage, :created_at, :created_at, :lease_owner, :lease_until, :crew, :crew_version, :review_deadline, :budget)
   ON CONFLICT (owner_token_id, idempotency_key) DO NOTHING
   RETURNING *`;
 
@@ -259,6 +270,17 @@ export function sqliteExecutionStore(
         });
       }),
 
+    tokenSpend: (tokenId, since, until) =>
+      settle(() =>
+        spendOf(
+          statement(selectTokenSpend).get({
+            token: tokenId,
+            since: since.toISOString(),
+            until: until.toISOString(),
+          }),
+        ),
+      ),
+
     listDueReviews: (now, limit) =>
       settle(() =>
         statement(selectDueReviews)
@@ -298,5 +320,14 @@ function claimCandidate(row: Readonly<Record<string, unknown>>): ClaimCandidate 
     tokenId: row.owner_token_id as string,
     createdAt: row.created_at as string,
     leaseOwner: row.lease_owner as string | null,
+  };
+}
+
+function spendOf(row: unknown): Spend {
+  const values = row as { tokens: number; cost_usd: number; unpriced: number };
+  return {
+    tokens: Number(values.tokens),
+    costUsd: roundUsd(Number(values.cost_usd)),
+    unpricedRequests: Number(values.unpriced),
   };
 }

@@ -4,8 +4,8 @@ import type { SqliteContext } from './sqlite-context.ts';
 import { settle } from './sqlite-context.ts';
 
 const insertToken = `
-  INSERT INTO tokens (id, kind, user_id, name, crews, deploy, hash, created_at, revoked_at)
-  VALUES (:id, :kind, :user_id, :name, :crews, :deploy, :hash, :created_at, :revoked_at)
+  INSERT INTO tokens (id, kind, user_id, name, crews, deploy, hash, created_at, revoked_at, daily_budget)
+  VALUES (:id, :kind, :user_id, :name, :crews, :deploy, :hash, :created_at, :revoked_at, :daily_budget)
   ON CONFLICT (hash) DO NOTHING
   RETURNING *`;
 
