@@ -143,7 +143,9 @@ export function sqliteExecutionStore(
       // Refused inside the write but thrown outside it: a throw would roll back the writes committed with it.
       const result = await writes.write((): CreateExecutionResult | 'full' => {
         const values = newExecutionValues(execution);
-        const existing = statement(selectByIdempotencyKey).get(values);
+        // Without a key there is nothing to repeat: NULL keys never conflict.
+        const existing =
+          execution.idempotencyKey === null ? undefined : statement(selectByIdempotencyKey).get(values);
         if (existing !== undefined) {
           return {
             created: false,
