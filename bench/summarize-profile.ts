@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { repoRoot } from './lib/crew-dirs.ts';
+import { partOfFrame, profileParts, type ProfilePart } from './lib/profile-parts.ts';
 
 interface ProfileNode {
   readonly id: number;
@@ -47,9 +48,9 @@ function where(node: ProfileNode): string {
   return `${path}:${lineNumber + 1}:${columnNumber + 1}`;
 }
 
-/** crewd's own code, run from its sources or from the build in dist/. */
+/** crewd's own code, run from its sources or from the build in dist/, also of another checkout than this one. */
 function isOwnCode(path: string): boolean {
-  return path.startsWith('src/') || path.startsWith('dist/');
+  return /(?:^|\/)(?:src|dist)\//.test(path) && !path.includes('node_modules/');
 }
 
 function area(node: ProfileNode): string {
@@ -59,7 +60,7 @@ function area(node: ProfileNode): string {
   const path = url.startsWith('file://') ? relative(repoRoot, new URL(url).pathname) : url;
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path);
   if (pkg !== null) return pkg[1]!;
-  if (isOwnCode(path)) return path.split('/').slice(0, 2).join('/');
+  if (isOwnCode(path)) return /(?:src|dist)\/[^/]+/.exec(path)![0];
   if (path.startsWith('node:')) return path;
   return path.split('/')[0] ?? path;
 }
@@ -76,8 +77,16 @@ const byArea = new Map<string, number>();
 // Time attributed to the innermost frame of crewd's own code on the stack: what each of crewd's functions costs,
 // including the libraries it calls.
 const byOwnFrame = new Map<string, number>();
+// Busy time (idle left out) by the part of crewd the innermost frame that names one belongs to.
+const byPart = new Map<ProfilePart, number>();
+let busyMs = 0;
 for (const [nodeId, ms] of selfMs) {
   const node = byId.get(nodeId)!;
+  if (node.callFrame.functionName !== '(idle)') {
+    busyMs += ms;
+    const part = partOf(nodeId);
+    byPart.set(part, (byPart.get(part) ?? 0) + ms);
+  }
   const name = `${node.callFrame.functionName || '(anonymous)'} ${where(node)}`;
   byFunction.set(name, (byFunction.get(name) ?? 0) + ms);
   byArea.set(area(node), (byArea.get(area(node)) ?? 0) + ms);
@@ -89,6 +98,16 @@ for (const [nodeId, ms] of selfMs) {
       break;
     }
   }
+}
+
+function partOf(nodeId: number): ProfilePart {
+  for (let current: number | undefined = nodeId; current !== undefined; current = parent.get(current)) {
+    const frame = byId.get(current)!;
+    const path = frame.callFrame.url === '' ? '' : where(frame);
+    const part = partOfFrame(frame.callFrame.functionName, path);
+    if (part !== undefined) return part;
+  }
+  return 'other';
 }
 
 /** Every call path with self time, root first, as flame graph tools read it. */
@@ -111,6 +130,13 @@ if (folded) {
   process.exit(0);
 }
 console.log(`${file}: ${totalMs.toFixed(0)} ms sampled`);
+console.log(
+  `\nBusy time (${busyMs.toFixed(0)} ms, idle left out) by part, each library counted with its caller`,
+);
+for (const part of profileParts) {
+  const ms = byPart.get(part) ?? 0;
+  console.log(`${ms.toFixed(0).padStart(8)} ms ${((ms / busyMs) * 100).toFixed(1).padStart(5)}%  ${part}`);
+}
 table('Self time by package or source folder', byArea);
 table('Self time by function', byFunction);
 table("Time under crewd's innermost own frame (self plus the libraries it calls)", byOwnFrame);

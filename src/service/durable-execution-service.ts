@@ -529,7 +529,8 @@ export class DurableExecutionService implements ExecutionService {
   }
 
   async #isFinished(executionId: string): Promise<boolean> {
-    const execution = await this.deps.store.getExecution(executionId);
+    // Through the copy the stream's opening read kept: while current, only its revision is read again.
+    const execution = await this.#read(executionId);
     return execution === null || isFinished(execution.state);
   }
 

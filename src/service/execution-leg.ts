@@ -52,6 +52,8 @@ export class BudgetPaused extends LegStopped {}
 export class ExecutionLeg {
   /** The execution as committed plus what is held back. */
   #execution: Execution;
+  /** The execution as committed: what the store writes the next change on top of. */
+  #committed: Execution;
   #held: ExecutionChange | undefined;
   #taskStartedAt: number | undefined;
   #holdsLease = false;
@@ -68,6 +70,7 @@ export class ExecutionLeg {
     private readonly signal?: AbortSignal,
   ) {
     this.#execution = execution;
+    this.#committed = execution;
     // A RUNNING execution is continued under the lease its claim took, renewed from the start.
     this.#holdsLease = execution.state === 'RUNNING';
   }
@@ -299,6 +302,7 @@ export class ExecutionLeg {
     if (execution === null) throw new LegStopped();
     this.#holdsLease = !releases;
     this.#execution = execution;
+    this.#committed = execution;
     this.deps.observer.onCommitted(execution, combined);
   }
 
@@ -310,7 +314,7 @@ export class ExecutionLeg {
    */
   async #commit(change: ExecutionChange): Promise<Execution | null> {
     const { store, observer } = this.deps;
-    const known = this.#execution;
+    const known = this.#committed;
     const options = {
       ...(this.signal === undefined ? {} : { signal: this.signal }),
       onUnavailable: (error: StoreUnavailableError) => observer.onStoreUnavailable?.(error),
@@ -323,7 +327,7 @@ export class ExecutionLeg {
         if (current.revision !== known.revision) return isOutcomeOf(change, known, current) ? current : null;
       }
       interrupted = true;
-      const applied = await store.applyChange(change);
+      const applied = await store.applyChange(change, known);
       interrupted = false;
       return applied;
     }, options);

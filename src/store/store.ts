@@ -208,8 +208,10 @@ export interface ExecutionStore {
   /**
    * Applies the change when its guards hold; returns the updated execution, or null when they did not. Rejects,
    * writing nothing, a change whose `fromStates` and `state` break the transition table (`checkTransition`).
+   * `known`, the execution as the caller last read or wrote it, lets the store build the result from it rather
+   * than read the row back, when the change was written directly on top of it (one revision on).
    */
-  applyChange(change: ExecutionChange): Promise<Execution | null>;
+  applyChange(change: ExecutionChange, known?: Execution): Promise<Execution | null>;
   /**
    * Counts executions in `states` (every state when absent) through the state index (metrics); the result has every
    * state's key, with zeros for the states not counted.

@@ -43,6 +43,34 @@ describe('bench/summarize-profile.ts', () => {
     expect(output).toMatch(/1 ms +25\.0% +\(idle\)\n/);
   });
 
+  it('counts busy time by part of crewd, a library and Node with the crewd code that called them', async () => {
+    const parts = {
+      nodes: [
+        { id: 1, callFrame: frame('(root)', ''), children: [2, 5, 7, 8] },
+        { id: 2, callFrame: frame('applyChange', 'file:///app/src/store/sqlite/store.ts'), children: [3] },
+        {
+          id: 3,
+          callFrame: frame('run', 'file:///app/node_modules/better-sqlite3/lib/index.js'),
+          children: [4],
+        },
+        { id: 4, callFrame: frame('write', 'node:internal/fs/utils') },
+        { id: 5, callFrame: frame('fetch', 'file:///app/dist/llm/model-fetch.js'), children: [6] },
+        { id: 6, callFrame: frame('request', 'file:///app/node_modules/undici/index.js') },
+        { id: 7, callFrame: frame('(garbage collector)', '') },
+        { id: 8, callFrame: frame('(idle)', '') },
+      ],
+      samples: [4, 3, 6, 7, 8],
+      timeDeltas: [0, 1000, 1000, 1000, 1000, 1000],
+    };
+    const partsFile = join(dir, 'parts.cpuprofile');
+    writeFileSync(partsFile, JSON.stringify(parts));
+    const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', script, partsFile]);
+    expect(stdout).toContain('Busy time (4 ms, idle left out)');
+    expect(stdout).toMatch(/2 ms +50\.0% +store\n/);
+    expect(stdout).toMatch(/1 ms +25\.0% +model client\n/);
+    expect(stdout).toMatch(/1 ms +25\.0% +garbage collector\n/);
+  });
+
   it('prints folded stacks, root first, with self time in microseconds and no `;` inside a frame', async () => {
     const lines = (await summarize('--folded')).trim().split('\n').sort();
     expect(lines).toEqual([

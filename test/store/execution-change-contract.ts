@@ -354,6 +354,101 @@ export function describeExecutionChangeContract(harness: StoreHarness): void {
       ]);
     });
 
+    it('returns the same execution as a read, given the copy it was written on top of', async () => {
+      const store = await harness.open();
+      const { execution } = await store.createExecution(newExecution({ crew: 'crew', crewVersion: 2 }));
+      const usage = { promptTokens: 3, completionTokens: 2, totalTokens: 5, successfulRequests: 1 };
+      const pending = {
+        taskId: 'review',
+        attempt: 1,
+        output: taskOutput('review'),
+        deadline: { at: at(9), outcome: { approve: false, feedback: 'Too late' } },
+      };
+      const changes: ExecutionChange[] = [
+        {
+          executionId: execution.id,
+          fromStates: ['PENDING'],
+          state: 'RUNNING',
+          patch: { startedAt: at(1), currentTask: 'research' },
+          events: [anyLogEntry('execution-start'), anyLogEntry('task-start')],
+          lease: { owner: 'process-a', until: at(30) },
+          now: at(1),
+        },
+        {
+          executionId: execution.id,
+          fromStates: ['RUNNING'],
+          patch: { lastStep: step, usage, currentTask: 'review' },
+          appendOutput: { ...taskOutput('research'), outputJson: { z: 1, a: [true] } },
+          events: [anyLogEntry('task-end'), anyLogEntry('task-start')],
+          lease: { owner: 'process-a', until: at(32) },
+          now: at(2),
+        },
+        {
+          executionId: execution.id,
+          fromStates: ['RUNNING'],
+          state: 'PAUSED',
+          pending,
+          events: [anyLogEntry('human-input-request')],
+          lease: { owner: 'process-a', until: null },
+          now: at(3),
+        },
+        {
+          executionId: execution.id,
+          fromStates: ['PAUSED'],
+          expectPending: { taskId: 'review', attempt: 1 },
+          state: 'PENDING',
+          pending: null,
+          appendFeedback: { taskId: 'review', attempt: 1, text: 'Fine', approved: true, output: 'x' },
+          now: at(4),
+        },
+        {
+          executionId: execution.id,
+          fromStates: ['PENDING'],
+          state: 'RUNNING',
+          lease: { owner: 'process-b', until: at(40) },
+          now: at(5),
+        },
+        {
+          executionId: execution.id,
+          fromStates: ['RUNNING'],
+          state: 'SUCCESS',
+          patch: { result: 'done', resultJson: null, error: null, currentTask: null, finishedAt: at(6) },
+          events: [anyLogEntry('execution-end')],
+          lease: { owner: 'process-b', until: null },
+          now: at(6),
+        },
+      ];
+      let known = execution;
+      for (const change of changes) {
+        known = (await store.applyChange(change, known))!;
+        expect(known).toEqual(await store.getExecution(execution.id));
+      }
+      expect(known).toMatchObject({ state: 'SUCCESS', revision: execution.revision + changes.length });
+    });
+
+    it('returns the execution as stored when the copy it was given is not the one it was written on top of', async () => {
+      const store = await harness.open();
+      const { execution } = await store.createExecution(newExecution());
+      const running = await store.applyChange({
+        executionId: execution.id,
+        fromStates: ['PENDING'],
+        state: 'RUNNING',
+        patch: { currentTask: 'research' },
+        now: at(1),
+      });
+      // Written with the copy from before the start: the result still says RUNNING and research.
+      const updated = await store.applyChange(
+        { executionId: execution.id, fromStates: ['RUNNING'], patch: { lastStep: step }, now: at(2) },
+        execution,
+      );
+      expect(updated).toEqual(await store.getExecution(execution.id));
+      expect(updated).toMatchObject({
+        state: 'RUNNING',
+        currentTask: 'research',
+        revision: running!.revision + 1,
+      });
+    });
+
     it('lets exactly one of several concurrent changes from the same state win', async () => {
       const store = await harness.open();
       const { execution } = await store.createExecution(newExecution());

@@ -1,15 +1,20 @@
 import type { Execution } from '../../domain/execution.ts';
 import type { ExecutionChange } from '../store.ts';
 
-/** Applies changes to different executions in one statement; resolves with each one's row, or null where its guard failed. */
-export type ApplyChanges = (changes: readonly ExecutionChange[]) => Promise<(Execution | null)[]>;
-
-export interface ChangeBatcher {
-  apply(change: ExecutionChange): Promise<Execution | null>;
+/** A change, with the execution as its caller knows it when it has that copy (see `Store.applyChange`). */
+export interface KnownChange {
+  readonly change: ExecutionChange;
+  readonly known?: Execution | undefined;
 }
 
-interface Waiting {
-  readonly change: ExecutionChange;
+/** Applies changes to different executions in one statement; resolves with each one's row, or null where its guard failed. */
+export type ApplyChanges = (changes: readonly KnownChange[]) => Promise<(Execution | null)[]>;
+
+export interface ChangeBatcher {
+  apply(change: ExecutionChange, known?: Execution): Promise<Execution | null>;
+}
+
+interface Waiting extends KnownChange {
   readonly resolve: (execution: Execution | null) => void;
   readonly reject: (error: unknown) => void;
 }
@@ -55,7 +60,7 @@ export function createChangeBatcher(applyChanges: ApplyChanges): ChangeBatcher {
 
   async function send(batch: readonly Waiting[]): Promise<void> {
     try {
-      const applied = await applyChanges(batch.map((entry) => entry.change));
+      const applied = await applyChanges(batch);
       batch.forEach((entry, index) => entry.resolve(applied[index] ?? null));
       return;
     } catch (error) {
@@ -66,7 +71,7 @@ export function createChangeBatcher(applyChanges: ApplyChanges): ChangeBatcher {
     }
     for (const entry of batch) {
       try {
-        const [applied] = await applyChanges([entry.change]);
+        const [applied] = await applyChanges([entry]);
         entry.resolve(applied ?? null);
       } catch (error) {
         entry.reject(error);
@@ -75,9 +80,9 @@ export function createChangeBatcher(applyChanges: ApplyChanges): ChangeBatcher {
   }
 
   return {
-    apply(change) {
+    apply(change, known) {
       return new Promise((resolve, reject) => {
-        waiting.push({ change, resolve, reject });
+        waiting.push({ change, known, resolve, reject });
         schedule();
       });
     },

@@ -9,6 +9,7 @@ import {
 } from '../../domain/execution.ts';
 import { QueueFull } from '../../domain/queue-full-error.ts';
 import type { EventStore, ExecutionStore } from '../store.ts';
+import { appliedChange } from '../applied-change.ts';
 import { createChangeBatcher } from './change-batcher.ts';
 import { livenessKeySql, liveOwnerKeys, noticeSql } from './liveness.ts';
 import { namedQuery } from './named-query.ts';
@@ -65,7 +66,8 @@ const selectPage = namedQuery(
 
 const assignCrewless = namedQuery(
   'assign_crewless_executions',
-  'UPDATE executions SET crew = :crew::text WHERE crew IS NULL RETURNING id',
+  // Counts a revision, as every write of an execution's fields does (see applied-change.ts).
+  'UPDATE executions SET crew = :crew::text, revision = revision + 1 WHERE crew IS NULL RETURNING id',
 );
 
 const renewLeases = namedQuery(
@@ -168,9 +170,14 @@ function appendJson(column: string, value: string): string {
 // update is a compare-and-set (a concurrent change waits on the row lock, then finds its guard no longer holds),
 // and a change's events and outbox messages are written only when its update matched. `last_event_sequence`
 // reserves the events' numbers. Values that are json in the row arrive as json text, as they would as parameters.
-export const applyChanges = namedQuery(
-  'apply_execution_changes',
-  `WITH change AS MATERIALIZED (
+// It answers with whole rows, or with only the counters when every caller holds the copy the change was written on
+// (see applied-change.ts): the rows' json columns are then neither sent nor parsed.
+function applyChangesSql(answer: 'rows' | 'counters'): string {
+  const columns =
+    answer === 'rows'
+      ? 'updated.*'
+      : 'updated.id, updated.revision, updated.last_event_sequence, updated.change_ord';
+  return `WITH change AS MATERIALIZED (
      SELECT * FROM json_to_recordset(:changes::json) AS change(
        ord int, id text, from_states json, expect_task text, expect_attempt int, state text,
        set_current_task int, current_task text, set_last_step int, last_step text, usage text,
@@ -226,7 +233,13 @@ export const applyChanges = namedQuery(
        CROSS JOIN json_array_elements(change.outbox) WITH ORDINALITY AS message(value, ord)
      ORDER BY change.ord, message.ord
    )
-   SELECT updated.*, ${noticeSql('updated')} AS notified FROM updated`,
+   SELECT ${columns}, ${noticeSql('updated')} AS notified FROM updated`;
+}
+
+export const applyChanges = namedQuery('apply_execution_changes', applyChangesSql('rows'));
+const applyChangesAnsweringCounters = namedQuery(
+  'apply_execution_changes_counters',
+  applyChangesSql('counters'),
 );
 
 const countStates = namedQuery(
@@ -246,11 +259,12 @@ export function postgresExecutionStore(
   origin: string,
 ): ExecutionStore & EventStore {
   const changes = createChangeBatcher(async (batch) => {
-    const rows = await query(applyChanges, {
+    const everyKnown = batch.every((entry) => entry.known !== undefined);
+    const rows = await query(everyKnown ? applyChangesAnsweringCounters : applyChanges, {
       origin,
-      ids: batch.map((change) => change.executionId),
+      ids: batch.map(({ change }) => change.executionId),
       changes: JSON.stringify(
-        batch.map((change, ord) => ({
+        batch.map(({ change }, ord) => ({
           ...executionChangeValues(change),
           ord,
           from_states: change.fromStates,
@@ -260,7 +274,23 @@ export function postgresExecutionStore(
       ),
     });
     const applied: (Execution | null)[] = batch.map(() => null);
-    for (const row of rows) applied[row.change_ord as number] = decode.execution(row);
+    const stale: number[] = [];
+    for (const row of rows) {
+      const ord = row.change_ord as number;
+      if (!everyKnown) {
+        applied[ord] = decode.execution(row);
+        continue;
+      }
+      const { change, known } = batch[ord]!;
+      const written = { revision: Number(row.revision), lastEventSequence: Number(row.last_event_sequence) };
+      if (written.revision === known!.revision + 1) applied[ord] = appliedChange(known!, change, written);
+      else stale.push(ord);
+    }
+    // Written elsewhere since the caller's copy: the row as it stands now.
+    for (const ord of stale) {
+      const [row] = await query(selectExecution, { id: batch[ord]!.change.executionId });
+      applied[ord] = row === undefined ? null : decode.execution(row);
+    }
     return applied;
   });
   return {
@@ -354,9 +384,9 @@ export function postgresExecutionStore(
 
     assignCrewless: async (crew) => (await query(assignCrewless, { crew })).length,
 
-    applyChange: async (change) => {
+    applyChange: async (change, known) => {
       checkTransition(change.fromStates, change.state);
-      return changes.apply(change);
+      return changes.apply(change, known);
     },
     countByState: async (states = executionStates) =>
       decode.stateCounts(await query(countStates, { states: [...states] })),

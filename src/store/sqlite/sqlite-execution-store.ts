@@ -11,6 +11,8 @@ import {
 import { QueueFull } from '../../domain/queue-full-error.ts';
 import { fairTurns, type ClaimCandidate } from '../fair-turns.ts';
 import type { CreateExecutionResult, EventStore, ExecutionChange, ExecutionStore } from '../store.ts';
+import { appliedChange } from '../applied-change.ts';
+import { executionUpdateSql, fromStateValues } from './execution-update.ts';
 import { endedProcesses, type ProcessLocks } from './process-locks.ts';
 import type { SqliteContext } from './sqlite-context.ts';
 import { settle } from './sqlite-context.ts';
@@ -87,39 +89,8 @@ const claimExecution = `
 
 const releaseLeases = 'UPDATE executions SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = ?';
 
-const assignCrewless = 'UPDATE executions SET crew = ? WHERE crew IS NULL';
-
-// The guards sit in the WHERE clause, so the update is a compare-and-set; `last_event_sequence` reserves the
-// numbers of the events written in the same transaction.
-const updateExecution = `
-  UPDATE executions SET
-    state = coalesce(:state, state),
-    current_task = CASE WHEN :set_current_task THEN :current_task ELSE current_task END,
-    last_step = CASE WHEN :set_last_step THEN :last_step ELSE last_step END,
-    usage = coalesce(:usage, usage),
-    result = CASE WHEN :set_result THEN :result ELSE result END,
-    result_json = CASE WHEN :set_result_json THEN :result_json ELSE result_json END,
-    error = CASE WHEN :set_error THEN :error ELSE error END,
-    webhooks = coalesce(:webhooks, webhooks),
-    started_at = coalesce(:started_at, started_at),
-    finished_at = coalesce(:finished_at, finished_at),
-    outputs = CASE WHEN :append_output IS NULL THEN outputs
-      ELSE json_insert(outputs, '$[#]', json(:append_output)) END,
-    feedback = CASE WHEN :append_feedback IS NULL THEN feedback
-      ELSE json_insert(feedback, '$[#]', json(:append_feedback)) END,
-    pending = CASE WHEN :set_pending THEN :pending ELSE pending END,
-    pending_deadline = CASE WHEN :set_pending THEN :pending_deadline ELSE pending_deadline END,
-    last_event_sequence = last_event_sequence + :event_count,
-    revision = revision + 1,
-    lease_owner = CASE WHEN :set_lease THEN :lease_holder ELSE lease_owner END,
-    lease_until = CASE WHEN :set_lease THEN :lease_until ELSE lease_until END,
-    updated_at = :now
-  WHERE id = :id
-    AND state IN (SELECT value FROM json_each(:from_states))
-    AND (:expect_task IS NULL
-      OR (pending ->> '$.taskId' = :expect_task AND pending ->> '$.attempt' = :expect_attempt))
-    AND (:lease_owner IS NULL OR lease_owner IS NULL OR lease_owner = :lease_owner OR lease_until <= :now)
-  RETURNING *`;
+// Counts a revision, as every write of an execution's fields does (see applied-change.ts).
+const assignCrewless = 'UPDATE executions SET crew = ?, revision = revision + 1 WHERE crew IS NULL';
 
 const insertEvent = `
   INSERT INTO execution_events (execution_id, sequence, type, data, created_at)
@@ -143,9 +114,9 @@ export function sqliteExecutionStore(
   locks: ProcessLocks,
 ): ExecutionStore & EventStore {
   // Runs inside a write transaction: the guarded update, then the events and messages only when it matched.
-  const applyChange = (change: ExecutionChange): Execution | null => {
-    const values = { ...executionChangeValues(change), from_states: JSON.stringify(change.fromStates) };
-    const row = statement(updateExecution).get(values);
+  const applyChange = (change: ExecutionChange, known: Execution | undefined): Execution | null => {
+    const values = { ...executionChangeValues(change), ...fromStateValues(change) };
+    const row = statement(executionUpdateSql(change, known === undefined ? 'row' : 'counters')).get(values);
     if (row === undefined) return null;
     const now = change.now.toISOString();
     const events = change.events ?? [];
@@ -171,7 +142,11 @@ export function sqliteExecutionStore(
         now,
       );
     }
-    return decode.execution(row);
+    if (known === undefined) return decode.execution(row);
+    const written = { revision: Number(row.revision), lastEventSequence: Number(row.last_event_sequence) };
+    if (written.revision === known.revision + 1) return appliedChange(known, change, written);
+    // Written elsewhere since the caller's copy: the row as it stands now.
+    return decode.execution(statement(selectExecution).get(change.executionId)!);
   };
 
   return {
@@ -179,7 +154,9 @@ export function sqliteExecutionStore(
       // Refused inside the write but thrown outside it: a throw would roll back the writes committed with it.
       const result = await writes.write((): CreateExecutionResult | 'full' => {
         const values = newExecutionValues(execution);
-        const existing = statement(selectByIdempotencyKey).get(values);
+        // Without a key there is nothing to repeat: NULL keys never conflict.
+        const existing =
+          execution.idempotencyKey === null ? undefined : statement(selectByIdempotencyKey).get(values);
         if (existing !== undefined) {
           return {
             created: false,
@@ -295,10 +272,10 @@ export function sqliteExecutionStore(
 
     assignCrewless: (crew) => writes.write(() => statement(assignCrewless).run(crew).changes),
 
-    applyChange: async (change) => {
+    applyChange: async (change, known) => {
       // Before the write is queued: a refused change must not fail the others committed with it.
       checkTransition(change.fromStates, change.state);
-      return writes.write(() => applyChange(change));
+      return writes.write(() => applyChange(change, known));
     },
 
     countByState: (states = executionStates) =>
