@@ -1,6 +1,12 @@
 import type { ReviewDeadline, ReviewOutcome } from '../domain/review-deadline.ts';
 import type { AgentStep } from '../domain/events.ts';
-import type { Execution, ExecutionState, PendingHumanInput, WebhookTargets } from '../domain/execution.ts';
+import type {
+  Execution,
+  ExecutionState,
+  FlowJournalRecord,
+  PendingHumanInput,
+  WebhookTargets,
+} from '../domain/execution.ts';
 import { executionStates } from '../domain/execution.ts';
 import type { HumanFeedback, TaskOutput } from '../domain/task-output.ts';
 import type { TokenUsage } from '../domain/usage.ts';
@@ -55,6 +61,7 @@ export function rowDecoder(codec: RowCodec): RowDecoder {
       owner: { tokenId: text(row.owner_token_id), userId: nullableText(row.owner_user_id) },
       outputs: json<TaskOutput[]>(row.outputs),
       feedback: json<HumanFeedback[]>(row.feedback),
+      flowJournal: row.flow_journal == null ? [] : json<FlowJournalRecord[]>(row.flow_journal),
       pending: pendingOf(nullableJson<StoredPending>(row.pending)),
       currentTask: nullableText(row.current_task),
       lastStep: nullableJson<AgentStep>(row.last_step),

@@ -193,6 +193,12 @@ export const sqliteMigrations: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 11,
+    name: 'flow journals',
+    // A flow execution's journal: each completed method with the run's bookkeeping, appended as the flow goes.
+    sql: `ALTER TABLE executions ADD COLUMN flow_journal TEXT NOT NULL DEFAULT '[]';`,
+  },
 ];
 
 /** Applies the migrations not yet recorded; `BEGIN IMMEDIATE` makes a second process wait, then find none. */

@@ -96,6 +96,8 @@ const updateExecution = `
       ELSE json_insert(outputs, '$[#]', json(:append_output)) END,
     feedback = CASE WHEN :append_feedback IS NULL THEN feedback
       ELSE json_insert(feedback, '$[#]', json(:append_feedback)) END,
+    flow_journal = CASE WHEN :append_flow_entry IS NULL THEN flow_journal
+      ELSE json_insert(flow_journal, '$[#]', json(:append_flow_entry)) END,
     pending = CASE WHEN :set_pending THEN :pending ELSE pending END,
     pending_deadline = CASE WHEN :set_pending THEN :pending_deadline ELSE pending_deadline END,
     last_event_sequence = last_event_sequence + :event_count,
