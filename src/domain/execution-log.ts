@@ -51,8 +51,20 @@ export const executionLogEventSchema = z.discriminatedUnion('type', [
   entry('task-end', taskPayloadSchema.extend({ attempt: z.number().int() })),
   entry(
     'human-input-request',
-    z.object({ task_id: z.string(), output: z.string(), attempt: z.number().int() }),
+    z.object({
+      task_id: z.string(),
+      output: z.string(),
+      attempt: z.number().int(),
+      /** A flow method's review: what the reviewer is asked, and the outcomes to choose from. */
+      message: z.string().optional(),
+      emit: z.array(z.string()).optional(),
+    }),
   ),
+  /** A flow method begins (crewAI's method_execution_started). */
+  entry('method-start', z.object({ method: z.string() })),
+  /** A flow method completed; `result` is what its listeners receive (crewAI's method_execution_finished). */
+  entry('method-end', z.object({ method: z.string(), result: z.unknown() })),
+  entry('method-fail', z.object({ method: z.string(), error: z.string() })),
   entry(
     'execution-resume',
     z.object({
@@ -82,3 +94,10 @@ export type ExecutionLogData<Type extends ExecutionLogEventType> = Extract<
 export const executionLogEventTypes = executionLogEventSchema.options.map(
   (option) => option.shape.type.value,
 ) as readonly ExecutionLogEventType[];
+
+/** The entries only a flow's executions write: its methods' starts, ends and failures. */
+export const flowLogEventTypes: readonly ExecutionLogEventType[] = [
+  'method-start',
+  'method-end',
+  'method-fail',
+];

@@ -22,6 +22,8 @@ export class Notifications {
     private readonly newId: () => string,
     /** Named in the streamed crew events. */
     private readonly crewName = 'crew',
+    /** What is served: a flow's executions stream crewAI's flow events. */
+    private readonly kind: 'crew' | 'flow' = 'crew',
   ) {}
 
   /**
@@ -45,6 +47,7 @@ export class Notifications {
     if (target === null) return [];
     const context = {
       crewName: this.crewName,
+      kind: this.kind,
       inputs: execution.inputs,
       firstStart: change.patch?.startedAt !== undefined,
       totalTokens: (change.patch?.usage ?? execution.usage).totalTokens,

@@ -62,6 +62,10 @@ function follow(journal: OpenJournal, event: StoredExecutionEvent): OpenJournal 
     case 'human-input-request':
     case 'execution-resume':
       return undefined;
+    case 'method-start':
+    case 'method-end':
+    case 'method-fail':
+      return undefined;
     case 'execution-start':
     case 'guardrail-start':
     case 'execution-end':
