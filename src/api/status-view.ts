@@ -6,6 +6,7 @@ import type { Standing } from '../engine/execution-standing.ts';
 import { stepPayload, taskPayload } from '../webhooks/payloads.ts';
 import { outputFilesView } from './output-files-view.ts';
 import type { StatusView } from './response-schemas.ts';
+import { flowProgressOf } from '../service/flow-progress.ts';
 
 /**
  * The `/status` object of an execution (CONTRACT §3.4). It carries no webhook targets, so no URL credentials can
@@ -59,6 +60,7 @@ export function toStatusView(execution: Execution, crew: CrewDefinition, now: Da
       completion_tokens: execution.usage.completionTokens,
       successful_requests: execution.usage.successfulRequests,
     },
+    ...flowView(execution),
     execution_time: executionSeconds(execution, now),
     created_at: execution.createdAt.toISOString(),
     updated_at: execution.updatedAt.toISOString(),
@@ -73,6 +75,12 @@ function pendingView(pending: PendingHumanInput | null): StatusView['pending_hum
     task_id: pending.taskId,
     output: pending.output.output,
     attempt: pending.attempt,
+    ...(pending.review === undefined
+      ? {}
+      : {
+          message: pending.review.message,
+          ...(pending.review.emit === undefined ? {} : { emit: [...pending.review.emit] }),
+        }),
     ...(deadline === undefined
       ? {}
       : {
@@ -83,6 +91,13 @@ function pendingView(pending: PendingHumanInput | null): StatusView['pending_hum
           },
         }),
   };
+}
+
+/** A flow execution's state and route; nothing for a crew's. */
+function flowView(execution: Execution): Pick<StatusView, 'flow_state' | 'flow_methods'> {
+  const progress = flowProgressOf(execution);
+  if (progress === undefined) return {};
+  return { flow_state: { ...progress.state }, flow_methods: [...progress.completed] };
 }
 
 function lastStepView(execution: Execution): StatusView['last_step'] {

@@ -1,4 +1,3 @@
-import type { CrewDefinition } from '../domain/crew.ts';
 import type { Execution } from '../domain/execution.ts';
 import { createRateLimiter, prefixedLimiter, type RateLimiter } from '../engine/rate-limiter.ts';
 import { runCrew } from '../engine/crew-process.ts';
@@ -6,33 +5,25 @@ import type { OutputFiles } from '../engine/output-files.ts';
 import type { StepJournal } from '../engine/step-journal.ts';
 import type { Timers } from '../engine/timers.ts';
 import { ToolCaches } from '../engine/tool-cache.ts';
-import type { ToolRegistry } from '../engine/tool.ts';
-import type { ModelResolver } from '../llm/chat-model.ts';
 import type { ExecutionNotice } from '../store/coordination-feed.ts';
 import { isStoreUnavailable, type StoreUnavailableError } from '../store/store-unavailable.ts';
 import { ExecutionTrace } from '../observability/execution-trace.ts';
 import type { Tracing } from '../observability/tracing.ts';
+import { runFlowLeg } from './flow-leg.ts';
 import { readStepJournal } from './read-step-journal.ts';
+import type { RunnableCrew, RunnableFlow, RunnableUnit } from './runnable-unit.ts';
 import { ExecutionLeg, LegStopped, type LegDeps } from './execution-leg.ts';
-import type { Notifications } from './notifications.ts';
 import { retryWhileUnavailable } from './retry-while-unavailable.ts';
 
 export type { RunnerObserver } from './execution-leg.ts';
 
-/** A crew ready to run: its definition, models, tools and the notifications that name it. */
-export interface RunnableCrew {
-  readonly crew: CrewDefinition;
-  readonly models: ModelResolver;
-  readonly tools: ToolRegistry;
-  readonly defaultModel: string | undefined;
-  readonly notifications: Notifications;
-}
+export type { RunnableCrew, RunnableFlow, RunnableUnit } from './runnable-unit.ts';
 
-/** Finds the crew (the version of it) an execution runs on; undefined when this process does not serve it. */
-export type RunnableCrewOf = (execution: Execution) => Promise<RunnableCrew | undefined>;
+/** Finds the crew or flow (the version of it) an execution runs on; undefined when this process does not serve it. */
+export type RunnableUnitOf = (execution: Execution) => Promise<RunnableUnit | undefined>;
 
-export interface ExecutionRunnerDeps extends Omit<LegDeps, 'notifications' | 'crew'> {
-  readonly crewOf: RunnableCrewOf;
+export interface ExecutionRunnerDeps extends Omit<LegDeps, 'notifications' | 'crew' | 'unitKind'> {
+  readonly unitOf: RunnableUnitOf;
   /** The max_rpm limiter every leg shares; a real-time one unless given (tests pass one on their own clock). */
   readonly limiter?: RateLimiter;
   /** Records a trace of every leg when tracing is on. */
@@ -118,39 +109,18 @@ export class ExecutionRunner {
       if (start === null) return;
       const { leg, journal, runnable } = start;
       run.leg = leg;
-      const execution = leg.execution;
       const { tracing } = this.deps;
       const traced =
         tracing === undefined
           ? undefined
           : new ExecutionTrace(tracing, { id: executionId, crew: runnable.crew.name });
       try {
-        const outcome = await runCrew({
-          executionId,
-          crew: runnable.crew,
-          inputs: execution.inputs,
-          checkpoint: {
-            outputs: execution.outputs,
-            feedback: execution.feedback,
-            ...(journal === undefined ? {} : { journal }),
-          },
-          models: runnable.models,
-          tools: runnable.tools,
-          defaultModel: runnable.defaultModel,
-          signal: controller.signal,
-          onEvent: (event) => {
-            traced?.record(event);
-            return leg.record(event, this.#shuttingDown);
-          },
-          limiter: prefixedLimiter(this.#limiter, `${executionId}\n`),
-          toolCache: this.#toolCaches.for(executionId),
-          outputFiles: this.deps.outputFiles,
-          clock: this.deps.clock,
-          timers: this.deps.timers,
-        });
-        await leg.finish(outcome);
-        traced?.end(outcome.kind === 'paused' ? 'PAUSED' : 'SUCCESS');
-        if (outcome.kind === 'completed') this.#toolCaches.drop(executionId);
+        const outcome =
+          runnable.kind === 'crew'
+            ? await this.#runCrew(leg, runnable, journal, controller.signal, traced)
+            : await this.#runFlow(leg, runnable, controller.signal, traced);
+        traced?.end(outcome === 'paused' ? 'PAUSED' : 'SUCCESS');
+        if (outcome === 'completed') this.#toolCaches.drop(executionId);
       } catch (error) {
         // A shutdown leaves the execution RUNNING for recovery; a cancel was already recorded by cancel().
         if (error instanceof LegStopped || controller.signal.aborted) {
@@ -174,6 +144,63 @@ export class ExecutionRunner {
         this.#renewal = undefined;
       }
     }
+  }
+
+  /** Runs a crew's leg to its pause or its end, and writes how it ended. */
+  async #runCrew(
+    leg: ExecutionLeg,
+    runnable: RunnableCrew,
+    journal: StepJournal | undefined,
+    signal: AbortSignal,
+    traced: ExecutionTrace | undefined,
+  ): Promise<'paused' | 'completed'> {
+    const execution = leg.execution;
+    const executionId = execution.id;
+    const outcome = await runCrew({
+      executionId,
+      crew: runnable.crew,
+      inputs: execution.inputs,
+      checkpoint: {
+        outputs: execution.outputs,
+        feedback: execution.feedback,
+        ...(journal === undefined ? {} : { journal }),
+      },
+      models: runnable.models,
+      tools: runnable.tools,
+      defaultModel: runnable.defaultModel,
+      signal,
+      onEvent: (event) => {
+        traced?.record(event);
+        return leg.record(event, this.#shuttingDown);
+      },
+      limiter: prefixedLimiter(this.#limiter, `${executionId}\n`),
+      toolCache: this.#toolCaches.for(executionId),
+      outputFiles: this.deps.outputFiles,
+      clock: this.deps.clock,
+      timers: this.deps.timers,
+    });
+    await leg.finish(outcome);
+    return outcome.kind;
+  }
+
+  /** Runs a flow's leg (see runFlowLeg): the events of the crews inside it are written as a crew's are. */
+  async #runFlow(
+    leg: ExecutionLeg,
+    runnable: RunnableFlow,
+    signal: AbortSignal,
+    traced: ExecutionTrace | undefined,
+  ): Promise<'paused' | 'completed'> {
+    const outcome = await runFlowLeg({
+      leg,
+      unit: runnable,
+      signal,
+      clock: this.deps.clock,
+      onEngineEvent: (event) => {
+        traced?.record(event);
+        return leg.record(event, this.#shuttingDown);
+      },
+    });
+    return outcome.status;
   }
 
   /**
@@ -204,7 +231,7 @@ export class ExecutionRunner {
   async #leg(
     executionId: string,
     signal: AbortSignal,
-  ): Promise<{ leg: ExecutionLeg; journal?: StepJournal; runnable: RunnableCrew } | null> {
+  ): Promise<{ leg: ExecutionLeg; journal?: StepJournal; runnable: RunnableUnit } | null> {
     const { store, observer } = this.deps;
     const whileDown = {
       signal,
@@ -214,18 +241,24 @@ export class ExecutionRunner {
     if (execution === null) return null;
     if (execution.state !== 'PENDING' && execution.state !== 'RUNNING') return null;
     // A crew this process does not serve is left for a process that does, once the lease runs out.
-    const runnable = await this.deps.crewOf(execution);
+    const runnable = await this.deps.unitOf(execution);
     if (runnable === undefined) return null;
     const leg = new ExecutionLeg(
       execution,
-      { ...this.deps, crew: runnable.crew, notifications: runnable.notifications },
+      {
+        ...this.deps,
+        crew: runnable.crew,
+        notifications: runnable.notifications,
+        unitKind: runnable.kind,
+      },
       signal,
     );
     if (execution.state === 'PENDING') {
       leg.claim();
       return { leg, runnable };
     }
-    // Continuing after a crash or a handover: the task in flight goes on from its last completed step.
+    // A flow continues from the journal in its record; a crew's task in flight from its last completed step.
+    if (runnable.kind === 'flow') return { leg, runnable };
     const journal = await retryWhileUnavailable(() => readStepJournal(store, execution), whileDown);
     return journal === undefined ? { leg, runnable } : { leg, journal, runnable };
   }
