@@ -10,6 +10,7 @@ import { isStoreUnavailable, type StoreUnavailableError } from '../store/store-u
 import { ExecutionTrace } from '../observability/execution-trace.ts';
 import type { Tracing } from '../observability/tracing.ts';
 import { runFlowLeg } from './flow-leg.ts';
+import { readFlowCheckpoint, type FlowCheckpoint } from './read-flow-checkpoint.ts';
 import { readStepJournal } from './read-step-journal.ts';
 import type { RunnableCrew, RunnableFlow, RunnableUnit } from './runnable-unit.ts';
 import { ExecutionLeg, LegStopped, type LegDeps } from './execution-leg.ts';
@@ -107,7 +108,7 @@ export class ExecutionRunner {
     try {
       const start = await this.#leg(executionId, controller.signal);
       if (start === null) return;
-      const { leg, journal, runnable } = start;
+      const { leg, journal, runnable, flowCheckpoint } = start;
       run.leg = leg;
       const { tracing } = this.deps;
       const traced =
@@ -118,7 +119,7 @@ export class ExecutionRunner {
         const outcome =
           runnable.kind === 'crew'
             ? await this.#runCrew(leg, runnable, journal, controller.signal, traced)
-            : await this.#runFlow(leg, runnable, controller.signal, traced);
+            : await this.#runFlow(leg, runnable, flowCheckpoint, controller.signal, traced);
         traced?.end(outcome === 'paused' ? 'PAUSED' : 'SUCCESS');
         if (outcome === 'completed') this.#toolCaches.drop(executionId);
       } catch (error) {
@@ -187,12 +188,14 @@ export class ExecutionRunner {
   async #runFlow(
     leg: ExecutionLeg,
     runnable: RunnableFlow,
+    checkpoint: FlowCheckpoint | undefined,
     signal: AbortSignal,
     traced: ExecutionTrace | undefined,
   ): Promise<'paused' | 'completed'> {
     const outcome = await runFlowLeg({
       leg,
       unit: runnable,
+      ...(checkpoint === undefined ? {} : { checkpoint }),
       signal,
       clock: this.deps.clock,
       onEngineEvent: (event) => {
@@ -231,7 +234,12 @@ export class ExecutionRunner {
   async #leg(
     executionId: string,
     signal: AbortSignal,
-  ): Promise<{ leg: ExecutionLeg; journal?: StepJournal; runnable: RunnableUnit } | null> {
+  ): Promise<{
+    leg: ExecutionLeg;
+    journal?: StepJournal;
+    flowCheckpoint?: FlowCheckpoint;
+    runnable: RunnableUnit;
+  } | null> {
     const { store, observer } = this.deps;
     const whileDown = {
       signal,
@@ -257,8 +265,12 @@ export class ExecutionRunner {
       leg.claim();
       return { leg, runnable };
     }
-    // A flow continues from the journal in its record; a crew's task in flight from its last completed step.
-    if (runnable.kind === 'flow') return { leg, runnable };
+    // A flow continues from the journal in its record (and its method in flight from its crew's last completed
+    // step); a crew's task in flight from its last completed step.
+    if (runnable.kind === 'flow') {
+      const cut = await retryWhileUnavailable(() => readFlowCheckpoint(store, execution), whileDown);
+      return cut === undefined ? { leg, runnable } : { leg, runnable, flowCheckpoint: cut };
+    }
     const journal = await retryWhileUnavailable(() => readStepJournal(store, execution), whileDown);
     return journal === undefined ? { leg, runnable } : { leg, journal, runnable };
   }

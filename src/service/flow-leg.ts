@@ -8,6 +8,7 @@ import type { FlowEvent } from '../flow/flow-run.ts';
 import { runFlow, pendingReview, type FlowOutcome } from '../flow/run-flow.ts';
 import { eventRecord } from './event-records.ts';
 import type { ExecutionLeg } from './execution-leg.ts';
+import type { FlowCheckpoint } from './read-flow-checkpoint.ts';
 import type { RunnableFlow } from './runnable-unit.ts';
 import { StoreFlowJournal } from './store-flow-journal.ts';
 
@@ -19,6 +20,8 @@ export interface FlowLegOptions {
   /** Each event of the crews and agents the flow's methods run: written as a crew's are. */
   readonly onEngineEvent: (event: EngineEvent) => Promise<void>;
   readonly warn?: (message: string) => void;
+  /** The method in flight when the last process stopped: its crew goes on from its last completed step. */
+  readonly checkpoint?: FlowCheckpoint;
 }
 
 /**
@@ -31,6 +34,14 @@ export async function runFlowLeg(options: FlowLegOptions): Promise<FlowOutcome> 
   const execution = leg.execution;
   const journal = new StoreFlowJournal(leg);
   const feedback = answerWaiting(execution);
+  let cut = options.checkpoint;
+  // Given once: to the first crew or agent the method runs again.
+  const checkpointOf = (method: string) => {
+    if (cut?.method !== method) return undefined;
+    const { checkpoint } = cut;
+    cut = undefined;
+    return checkpoint;
+  };
   const outcome = await runFlow({
     definition: unit.flow,
     journal,
@@ -41,6 +52,7 @@ export async function runFlowLeg(options: FlowLegOptions): Promise<FlowOutcome> 
       executionId: execution.id,
       onEngineEvent: (_method, event) => journal.serialize(() => options.onEngineEvent(event)),
       clock: options.clock,
+      checkpointOf,
       ...(options.warn === undefined ? {} : { onWarning: options.warn }),
     },
     inputs: execution.inputs,

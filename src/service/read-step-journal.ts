@@ -26,7 +26,8 @@ export async function readStepJournal(
 
 type OpenJournal = { taskId: string; attempt: number; entries: JournalEntry[] } | undefined;
 
-function follow(journal: OpenJournal, event: StoredExecutionEvent): OpenJournal {
+/** The journal of the task attempt open after `event`, given the one open before it (undefined: none). */
+export function follow(journal: OpenJournal, event: StoredExecutionEvent): OpenJournal {
   const { type, data } = event;
   switch (type) {
     case 'task-start': {
