@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeOpenAIServer, type FakeReply } from '../support/fake-openai-server.ts';
 import { apiClient, spawnCrewd, tempDatabase, type CrewdProcess } from '../support/crewd.ts';
+import { createTestDatabase } from '../support/postgres-database.ts';
 import { until } from '../support/until.ts';
 import { userCrew } from '../support/user-crew.ts';
 
@@ -49,17 +50,28 @@ afterAll(async () => {
   await model.close();
 });
 
-describe('a flow killed with SIGKILL', () => {
+const databases: readonly [string, () => Promise<{ url: string; drop: () => Promise<void> }>][] = [
+  ['SQLite', () => Promise.resolve({ url: tempDatabase(), drop: () => Promise.resolve() })],
+  ['PostgreSQL', createTestDatabase],
+];
+
+describe.each(databases)('a flow killed with SIGKILL on %s', (_name, createDatabase) => {
   it('goes on in the next process without running a completed method or model call again', async () => {
     const dir = userCrew(flowDir);
-    const database = tempDatabase();
+    const created = await createDatabase();
+    const database = created.url;
+    const before = {
+      research: callsFor('Research step'),
+      outline: callsFor('Outline step: outline'),
+      note: callsFor('Note step'),
+    };
     const first = await serve(dir, database);
     holding = 'Note step';
     const kickoff = await apiClient(first.url).post('/kickoff', { inputs: { topic: 'tea' } });
     expect(kickoff.status).toBe(200);
     const id = kickoff.body.kickoff_id as string;
     // Killed while the crew's second task waits for its model: the method and the first task completed.
-    await until(() => callsFor('Note step') === 1);
+    await until(() => callsFor('Note step') === before.note + 1);
     await kill(first);
 
     holding = null;
@@ -69,10 +81,11 @@ describe('a flow killed with SIGKILL', () => {
     expect(done.body.state).toBe('SUCCESS');
     expect(done.body.result).toBe('Tea came from China and spread everywhere.');
     expect(done.body.flow_methods).toEqual(['research', 'write_up']);
-    expect(callsFor('Research step')).toBe(1);
-    expect(callsFor('Outline step: outline')).toBe(1);
+    expect(callsFor('Research step')).toBe(before.research + 1);
+    expect(callsFor('Outline step: outline')).toBe(before.outline + 1);
     // The call cut short by the kill is made again; nothing that completed is.
-    expect(callsFor('Note step')).toBe(2);
+    expect(callsFor('Note step')).toBe(before.note + 2);
     await kill(second);
+    await created.drop();
   });
 });
