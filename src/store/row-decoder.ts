@@ -61,7 +61,6 @@ export function rowDecoder(codec: RowCodec): RowDecoder {
       owner: { tokenId: text(row.owner_token_id), userId: nullableText(row.owner_user_id) },
       outputs: json<TaskOutput[]>(row.outputs),
       feedback: json<HumanFeedback[]>(row.feedback),
-      flowJournal: row.flow_journal == null ? [] : json<FlowJournalRecord[]>(row.flow_journal),
       pending: pendingOf(nullableJson<StoredPending>(row.pending)),
       currentTask: nullableText(row.current_task),
       lastStep: nullableJson<AgentStep>(row.last_step),
@@ -76,6 +75,7 @@ export function rowDecoder(codec: RowCodec): RowDecoder {
       startedAt: nullableDate(row.started_at),
       finishedAt: nullableDate(row.finished_at),
       ...(row.review_deadline == null ? {} : { reviewDeadline: json<ReviewDeadline>(row.review_deadline) }),
+      ...flowJournalOf(row.flow_journal == null ? [] : json<FlowJournalRecord[]>(row.flow_journal)),
     }),
 
     // The store wrote every entry from the log's union; reading it back trusts that, unchecked (a hot path).
@@ -151,6 +151,11 @@ export function rowDecoder(codec: RowCodec): RowDecoder {
       return counts;
     },
   };
+}
+
+/** A flow execution's journal; nothing for a crew's, whose journal is always empty. */
+function flowJournalOf(entries: FlowJournalRecord[]): Pick<Execution, 'flowJournal'> {
+  return entries.length === 0 ? {} : { flowJournal: entries };
 }
 
 /** The pending review as its JSON holds it: the deadline's time as text. */
