@@ -133,7 +133,7 @@ async function pause(
     },
     patch: { currentTask: outcome.method },
     events: [eventRecord.methodReviewRequested(output, review)],
-    outbox: notifications.humanInputRequested(execution, output),
+    outbox: notifications.humanInputRequested(execution, output, review),
   }));
 }
 

@@ -224,6 +224,8 @@ describe("a flow's events and webhooks", () => {
       kickoff_id: id,
       task_id: 'review',
       output: 'A draft about lamps.',
+      message: 'Publish this draft?',
+      emit: ['approved', 'needs_changes'],
     });
     const [task] = await receiver.waitFor('/task', 1);
     expect(task!.body).toMatchObject({ kickoff_id: id, output: 'A draft about lamps.' });
