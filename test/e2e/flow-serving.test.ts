@@ -1,3 +1,4 @@
+import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/main.ts';
@@ -301,5 +302,29 @@ describe("a flow's events and webhooks", () => {
     const events = await readEvents(`${crewd.url}/executions/${id}/events`, {});
     expect(events.map((event) => event.event)).toContain('method-fail');
     expect(events.find((event) => event.event === 'method-fail')!.data.method).toBe('draft');
+  });
+});
+
+describe('a crewAI project declaring a flow', () => {
+  it('is served as its flow', async () => {
+    const project = userCrew(join(flowsDir, 'review-flow'));
+    mkdirSync(join(project, 'flows'));
+    renameSync(join(project, 'flow.yaml'), join(project, 'flows', 'review.yaml'));
+    writeFileSync(
+      join(project, 'pyproject.toml'),
+      '[project]\nname = "review_project"\n\n[tool.crewai]\ntype = "flow"\ndefinition = "flows/review.yaml"\n',
+    );
+    const server = await startCrewd({ crewDir: project, modelUrl: model.url });
+    try {
+      const projectApi = apiClient(server.url);
+      expect((await projectApi.get('/crews')).body.crews).toEqual([
+        expect.objectContaining({ kind: 'flow', inputs: ['topic', 'audience'] }),
+      ]);
+      const id = (await projectApi.post('/kickoff', { inputs: { topic: 'cups' } })).body.kickoff_id as string;
+      const paused = await projectApi.waitForState(id, ['PAUSED']);
+      expect(paused.body.pending_human_input.task_id).toBe('review');
+    } finally {
+      await server.close();
+    }
   });
 });
