@@ -97,8 +97,8 @@ function layerZones() {
     tools: ['domain', 'engine', 'webhooks'],
     // Flows run crews and agents; the service and the API build on them, never the reverse.
     flow: ['domain', 'crew', 'engine', 'llm', 'tools'],
-    service: ['domain', 'crew', 'engine', 'llm', 'store', 'webhooks', 'observability'],
-    api: ['domain', 'engine', 'service', 'store', 'webhooks', 'observability', 'tools'],
+    service: ['domain', 'crew', 'engine', 'llm', 'flow', 'store', 'webhooks', 'observability'],
+    api: ['domain', 'engine', 'flow', 'service', 'store', 'webhooks', 'observability', 'tools'],
     client: ['domain', 'api'],
   };
   return Object.entries(below).map(([layer, allowed]) => ({

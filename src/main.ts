@@ -22,13 +22,14 @@ import { EventHub } from './service/event-hub.ts';
 import { ExecutionClaims } from './service/execution-claims.ts';
 import { ReviewDeadlines } from './service/review-deadlines.ts';
 import { ExecutionRunner } from './service/execution-runner.ts';
-import { Notifications } from './service/notifications.ts';
 import { createTokenService, type TokenService } from './service/token-service.ts';
 import { openStore } from './open-store.ts';
 import { openCrewRuntime, type CrewRuntime } from './runtime/crew-runtime.ts';
 import { servedCrews } from './runtime/served-crews.ts';
 import { crewEnvironment, type CrewEnvironment } from './runtime/crew-environment.ts';
-import { CrewVersions } from './runtime/crew-versions.ts';
+import type { ServedVersions } from './runtime/crew-versions.ts';
+import { deployServedUnit } from './runtime/served-unit-versions.ts';
+import { openFlowRuntime, type FlowRuntime } from './flow/open-flow-runtime.ts';
 import type { ServedCrew } from './api/routes/served-crews-route.ts';
 import { EveryCrewAccess } from './service/every-crew-access.ts';
 import { ProcessLifecycle } from './runtime/process-lifecycle.ts';
@@ -191,27 +192,35 @@ async function wire(
       },
       check: true,
     });
-  const versions = new Map<string, CrewVersions>();
+  const openFlow = (target: string, crewEnv: CrewEnvironment, servedDir: string): Promise<FlowRuntime> =>
+    openFlowRuntime({
+      target,
+      env: crewEnv.env,
+      warn: options.warn,
+      tools: {
+        workspaceRoot: workspace,
+        crewdState: stateAround(target),
+        logger,
+        ...(target === servedDir ? {} : { servedDir }),
+      },
+      logger,
+    });
+  const versions = new Map<string, ServedVersions>();
   for (const served of crewConfigs) {
     // Read from the crew's own directory: versions copied out of the store hold no `.env`.
     const crewEnv = await crewEnvironment(served.dir, options, config.defaultModel);
     const opened = await lifecycle.open(
       crewConfigs.length === 1 ? 'the crew' : `the crew ${served.name}`,
       () =>
-        CrewVersions.deploy({
-          name: served.name,
-          dir: served.dir,
+        deployServedUnit(served, {
           store,
           clock,
           copiesRoot: crewVersionsRoot(config.database),
-          open: (dir) => openRuntime(dir, crewEnv, served.dir),
-          runnable: (runtime) => ({
-            crew: runtime.crew,
-            models: runtime.models,
-            tools: runtime.tools,
-            defaultModel: crewEnv.defaultModel,
-            notifications: new Notifications(randomUUID, runtime.crew.name),
-          }),
+          defaultModel: crewEnv.defaultModel,
+          newId: randomUUID,
+          crewName: config.crewName,
+          openCrew: (dir) => openRuntime(dir, crewEnv, served.dir),
+          openFlow: (target) => openFlow(target, crewEnv, served.dir),
           onLoadFailed: (version, error) =>
             logger.warn({ err: error, crew: served.name, version }, 'could not load a version of the crew'),
         }),
@@ -261,7 +270,7 @@ async function wire(
   };
   const lease = { owner: processId, durationMs: config.executionLeaseMs };
   const runner = new ExecutionRunner({
-    crewOf: async (execution) => versions.get(execution.crew ?? firstCrew)?.runnableOf(execution.crewVersion),
+    unitOf: async (execution) => versions.get(execution.crew ?? firstCrew)?.runnableOf(execution.crewVersion),
     store,
     clock,
     observer: {
@@ -339,7 +348,7 @@ async function wire(
   }
   // Schedules and triggers are each crew's, kept under the name it is served as.
   const served: ServedCrew[] = [...services].map(([name, service]) => ({
-    kind: 'crew',
+    kind: versions.get(name)?.unitOf(null).kind ?? 'crew',
     name,
     service,
     ...(versions.has(name) ? { versions: versions.get(name)! } : {}),

@@ -51,6 +51,13 @@ export const statusViewSchema = z.object({
       task_id: z.string(),
       output: z.string(),
       attempt: z.number().int(),
+      message: z.string().optional().describe("A flow method's review: its human_feedback message"),
+      emit: z
+        .array(z.string())
+        .optional()
+        .describe(
+          "A flow method's review: the outcomes feedback is mapped to (absent when it does not route)",
+        ),
       deadline: z
         .object({
           at: z.string().describe('When crewd answers the review itself if nobody has'),
@@ -94,6 +101,13 @@ export const statusViewSchema = z.object({
     .object({ tokens: z.number().optional(), cost_usd: z.number().optional() })
     .nullable()
     .describe("The execution's budget in force (its first amounts times one plus the approvals); null: none"),
+  flow_state: jsonObject
+    .optional()
+    .describe("A flow execution's state object as its methods left it (absent for a crew's)"),
+  flow_methods: z
+    .array(z.string())
+    .optional()
+    .describe("A flow execution's completed methods in the order they ran: the route it took"),
   execution_time: z.number().nullable().describe('Seconds from start to finish (or to now while running)'),
   created_at: z.string(),
   updated_at: z.string(),

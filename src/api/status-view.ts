@@ -9,6 +9,7 @@ import { budgetApprovals } from '../domain/task-output.ts';
 import type { TokenUsage } from '../domain/usage.ts';
 import { outputFilesView } from './output-files-view.ts';
 import type { StatusView } from './response-schemas.ts';
+import { flowProgressOf } from '../service/flow-progress.ts';
 
 /**
  * The `/status` object of an execution (CONTRACT §3.4). It carries no webhook targets, so no URL credentials can
@@ -67,6 +68,7 @@ export function toStatusView(execution: Execution, crew: CrewDefinition, now: Da
       ...costView(execution.usage),
     },
     budget: budgetView(execution),
+    ...flowView(execution),
     execution_time: executionSeconds(execution, now),
     created_at: execution.createdAt.toISOString(),
     updated_at: execution.updatedAt.toISOString(),
@@ -82,6 +84,12 @@ function pendingView(pending: PendingHumanInput | null): StatusView['pending_hum
     output: pending.output.output,
     attempt: pending.attempt,
     ...(pending.budget === undefined ? {} : budgetPauseFields(pending.budget)),
+    ...(pending.review === undefined
+      ? {}
+      : {
+          message: pending.review.message,
+          ...(pending.review.emit === undefined ? {} : { emit: [...pending.review.emit] }),
+        }),
     ...(deadline === undefined
       ? {}
       : {
@@ -109,6 +117,13 @@ function budgetView(execution: Execution): StatusView['budget'] {
     ...(limit.tokens === undefined ? {} : { tokens: limit.tokens }),
     ...(limit.costUsd === undefined ? {} : { cost_usd: limit.costUsd }),
   };
+}
+
+/** A flow execution's state and route; nothing for a crew's. */
+function flowView(execution: Execution): Pick<StatusView, 'flow_state' | 'flow_methods'> {
+  const progress = flowProgressOf(execution);
+  if (progress === undefined) return {};
+  return { flow_state: { ...progress.state }, flow_methods: [...progress.completed] };
 }
 
 function lastStepView(execution: Execution): StatusView['last_step'] {

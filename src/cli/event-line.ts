@@ -36,6 +36,12 @@ function describe(event: ExecutionLogEvent): string {
       return `${event.data.task_id}: ${event.data.is_approve ? 'approved' : 'sent back'}${
         event.data.given_by === 'deadline' ? ' (its review deadline passed)' : ''
       }`;
+    case 'method-start':
+      return `${event.data.method}: started`;
+    case 'method-end':
+      return `${event.data.method}: done`;
+    case 'method-fail':
+      return `${event.data.method}: failed: ${event.data.error}`;
     case 'execution-end': {
       const error = event.data.error === null ? '' : `: ${event.data.error}`;
       return `${event.data.state}${error}`;

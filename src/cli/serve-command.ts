@@ -2,7 +2,6 @@ import type { Command } from 'commander';
 import { setFlagsFromString } from 'node:v8';
 import { readServeConfig } from '../config.ts';
 import { withProjectEnv } from '../crew/project-env.ts';
-import { CrewdError } from '../domain/errors.ts';
 import type { ServeConfig, ServedCrewConfig, ServeFlags } from '../config.ts';
 import type { RunningServer } from '../main.ts';
 import type { CliContext } from './cli-context.ts';
@@ -20,10 +19,12 @@ import { servedPaths } from './served-paths.ts';
 export function registerServeCommand(program: Command, context: CliContext): void {
   program
     .command('serve')
-    .description('serve crews over HTTP, each under /crews/<name>; one crew alone answers at the root too')
+    .description(
+      'serve crews and flows over HTTP, each under /crews/<name>; one alone answers at the root too',
+    )
     .argument(
       '<paths...>',
-      "crew directories (agents.yaml, tasks.yaml) or crewAI project roots; <name>=<path> names one (default: its directory's name)",
+      "crew directories (agents.yaml, tasks.yaml), flows (flow.yaml, a directory holding one) or crewAI project roots; <name>=<path> names one (default: its directory's name)",
     )
     .option(
       '--crew <name>',
@@ -45,7 +46,6 @@ export function registerServeCommand(program: Command, context: CliContext): voi
     )
     .action(async (paths: readonly string[], flags: ServeFlags & { readonly watch?: boolean }) => {
       const crews = servedPaths(paths, flags.crew);
-      for (const crew of crews) await refuseFlow(crew.dir, flags);
       // The first crew's project `.env` holds the server's settings, as with one crew; each crew's models and tools
       // see its own (`crewEnv`).
       const crewDir = crews[0]!.dir;
@@ -203,18 +203,4 @@ function welcome(
     );
   }
   return `${lines.join('\n')}\n`;
-}
-
-/**
- * A flow is not served yet: refused plainly, rather than serving one of the crews its project holds. `--crew`
- * still picks one of those crews on purpose.
- */
-async function refuseFlow(crewDir: string, flags: { readonly crew?: string }): Promise<void> {
-  if (flags.crew !== undefined) return;
-  const { isFlow } = await import('../flow/load-flow.ts');
-  if (!(await isFlow(crewDir))) return;
-  throw new CrewdError(
-    'CONFIG_INVALID',
-    `${crewDir} holds a flow (crewai.flow/v1); crewd serve does not serve flows yet. Run it with crewd run, or serve one of its crews with --crew <name>`,
-  );
 }

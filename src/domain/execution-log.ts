@@ -61,8 +61,16 @@ export const executionLogEventSchema = z.discriminatedUnion('type', [
       attempt: z.number().int(),
       /** Present on a budget pause: the task waits before its next model call, its completed steps kept. */
       budget: budgetPauseSchema.optional(),
+      /** A flow method's review: what the reviewer is asked, and the outcomes to choose from. */
+      message: z.string().optional(),
+      emit: z.array(z.string()).optional(),
     }),
   ),
+  /** A flow method begins (crewAI's method_execution_started). */
+  entry('method-start', z.object({ method: z.string() })),
+  /** A flow method completed; `result` is what its listeners receive (crewAI's method_execution_finished). */
+  entry('method-end', z.object({ method: z.string(), result: z.unknown() })),
+  entry('method-fail', z.object({ method: z.string(), error: z.string() })),
   entry(
     'execution-resume',
     z.object({
@@ -94,3 +102,10 @@ export type ExecutionLogData<Type extends ExecutionLogEventType> = Extract<
 export const executionLogEventTypes = executionLogEventSchema.options.map(
   (option) => option.shape.type.value,
 ) as readonly ExecutionLogEventType[];
+
+/** The entries only a flow's executions write: its methods' starts, ends and failures. */
+export const flowLogEventTypes: readonly ExecutionLogEventType[] = [
+  'method-start',
+  'method-end',
+  'method-fail',
+];

@@ -103,11 +103,26 @@ export interface WebhookTargets {
 
 export const noWebhooks: WebhookTargets = { taskUrl: null, stepUrl: null, crewUrl: null, humanInput: null };
 
+/**
+ * One entry of a flow execution's journal, as the flow runner wrote it: the store keeps it as JSON and never looks
+ * inside (the flow layer owns its shape).
+ */
+export type FlowJournalRecord = Readonly<Record<string, unknown>>;
+
+/** How a flow's `human_feedback` method asks for its review. */
+export interface FlowReviewRequest {
+  readonly message: string;
+  /** The outcomes the feedback is mapped to; absent when the method does not route. */
+  readonly emit?: readonly string[];
+}
+
 /** A task output waiting for a person's feedback. */
 export interface PendingHumanInput {
   readonly taskId: string;
   readonly attempt: number;
   readonly output: TaskOutput;
+  /** Set when a flow method waits: what the reviewer is asked, and the outcomes to choose from. */
+  readonly review?: FlowReviewRequest;
   /** When the review is answered without a person, and how; absent when it waits for one however long. */
   readonly deadline?: DueReview;
   /**
@@ -141,6 +156,8 @@ export interface Execution {
   /** Accepted task outputs in task order: finished tasks and approved human-input tasks. */
   readonly outputs: readonly TaskOutput[];
   readonly feedback: readonly HumanFeedback[];
+  /** A flow execution's journal (its completed methods and their bookkeeping); empty for a crew's. */
+  readonly flowJournal?: readonly FlowJournalRecord[];
   readonly pending: PendingHumanInput | null;
   readonly currentTask: string | null;
   readonly lastStep: AgentStep | null;

@@ -65,6 +65,9 @@ export const humanInputPayloadSchema = z.object({
   agent: z.string(),
   output: z.string(),
   attempt: z.number().int(),
+  /** A flow method's review: its human_feedback message, and the outcomes to choose from when it routes. */
+  message: z.string().optional(),
+  emit: z.array(z.string()).optional(),
   meta: metaSchema,
 });
 export type HumanInputPayload = z.infer<typeof humanInputPayloadSchema>;

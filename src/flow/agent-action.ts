@@ -60,7 +60,7 @@ export async function runAgentAction(
     executionId: context.dependencies.executionId,
     crew: kickoff,
     inputs: {},
-    checkpoint: { outputs: [], feedback: [] },
+    checkpoint: context.dependencies.checkpointOf?.(context.method) ?? { outputs: [], feedback: [] },
     models: context.dependencies.models,
     tools: context.dependencies.tools,
     defaultModel: context.dependencies.defaultModel,

@@ -51,7 +51,7 @@ export async function runCrewAction(
     executionId: context.dependencies.executionId,
     crew,
     inputs,
-    checkpoint: { outputs: [], feedback: [] },
+    checkpoint: context.dependencies.checkpointOf?.(context.method) ?? { outputs: [], feedback: [] },
     models: context.dependencies.models,
     tools: context.dependencies.tools,
     defaultModel: context.dependencies.defaultModel,

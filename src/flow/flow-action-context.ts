@@ -1,4 +1,5 @@
 import type { EngineEvent } from '../domain/events.ts';
+import type { Checkpoint } from '../engine/run-request.ts';
 import type { ToolRegistry } from '../engine/tool.ts';
 import type { ModelResolver } from '../llm/chat-model.ts';
 import type { CelRoot } from './cel-expression.ts';
@@ -31,6 +32,12 @@ export interface FlowRunDependencies {
   readonly onWarning?: (message: string) => void;
   readonly clock?: () => Date;
   readonly newId?: () => string;
+  /**
+   * What the crew of `method` did before its run was cut short (a crash, a handover): its completed tasks and the
+   * steps of the task in flight, so the crew goes on from there without a completed model or tool call made again.
+   * Given once, to the method's first crew or agent run; undefined when nothing was cut short.
+   */
+  readonly checkpointOf?: (method: string) => Checkpoint | undefined;
 }
 
 /** What one action sees while it runs. */

@@ -8,11 +8,17 @@ import {
 import type { CrewDefinition } from '../domain/crew.ts';
 import type { CrewDeployer, CrewVersionListing, CrewVersionSource } from '../service/crew-version-source.ts';
 import { CrewdError, isCrewdError } from '../domain/errors.ts';
-import type { RunnableCrew } from '../service/execution-runner.ts';
+import type { RunnableUnit } from '../service/runnable-unit.ts';
 import type { CrewVersionStore } from '../store/store.ts';
-import type { CrewRuntime } from './crew-runtime.ts';
+import type { ToolSourceStatus } from '../tools/tool-source.ts';
 
-export interface CrewVersionsOptions {
+/** What versions need of an opened crew or flow: its tool sources' state, and closing it. */
+export interface ServedRuntime {
+  readonly tools: { statuses(): readonly ToolSourceStatus[] };
+  close(): Promise<void>;
+}
+
+export interface CrewVersionsOptions<Runtime extends ServedRuntime = ServedRuntime> {
   /** The served crew's name. */
   readonly name: string;
   /** Its directory: new versions are read from it. */
@@ -22,18 +28,27 @@ export interface CrewVersionsOptions {
   /** Where versions loaded from the store are written out as crew directories to run from. */
   readonly copiesRoot: string;
   /** Opens a crew directory for running (and checks it can run). */
-  readonly open: (dir: string) => Promise<CrewRuntime>;
+  readonly open: (dir: string) => Promise<Runtime>;
   /** What the runner needs of an opened crew. */
-  readonly runnable: (runtime: CrewRuntime) => RunnableCrew;
+  readonly runnable: (runtime: Runtime) => RunnableUnit;
   /** How long the version served, as read from the store, is trusted before it is read again (default 1 s). */
   readonly servedCheckMs?: number;
   /** Told when a version could not be loaded (its executions wait, their status shows the current crew). */
   readonly onLoadFailed?: (version: number, error: unknown) => void;
 }
 
-interface Loaded {
-  readonly runtime: CrewRuntime;
-  readonly runnable: RunnableCrew;
+/** A served crew's or flow's versions, whatever runtime opens them: what the server uses of them. */
+export interface ServedVersions extends CrewVersionSource, CrewVersionListing, CrewDeployer {
+  readonly servedVersion: number;
+  runnableOf(version: number | null | undefined): Promise<RunnableUnit | undefined>;
+  deployAgain(): Promise<{ readonly version: number; readonly created: boolean }>;
+  statuses(): readonly ToolSourceStatus[];
+  close(): Promise<void>;
+}
+
+interface Loaded<Runtime extends ServedRuntime> {
+  readonly runtime: Runtime;
+  readonly runnable: RunnableUnit;
 }
 
 /**
@@ -42,16 +57,16 @@ interface Loaded {
  * kickoffs take the version served now (a later deploy, or a rollback from any process). A version this process
  * has not loaded is read from the store, written out as a directory and opened, once.
  */
-export class CrewVersions implements CrewVersionSource, CrewVersionListing, CrewDeployer {
-  readonly #loading = new Map<number, Promise<Loaded>>();
-  readonly #loaded = new Map<number, Loaded>();
+export class CrewVersions<Runtime extends ServedRuntime = ServedRuntime> implements ServedVersions {
+  readonly #loading = new Map<number, Promise<Loaded<Runtime>>>();
+  readonly #loaded = new Map<number, Loaded<Runtime>>();
   #served: number;
   #checkedAt: number;
 
   private constructor(
-    private readonly options: CrewVersionsOptions,
+    private readonly options: CrewVersionsOptions<Runtime>,
     version: number,
-    loaded: Loaded,
+    loaded: Loaded<Runtime>,
   ) {
     this.#loaded.set(version, loaded);
     this.#loading.set(version, Promise.resolve(loaded));
@@ -64,11 +79,13 @@ export class CrewVersions implements CrewVersionSource, CrewVersionListing, Crew
    * directory. Files other than those deployed last become the served version; the same files leave the version
    * served as it is, so a rollback holds across restarts until the files change.
    */
-  static async deploy(options: CrewVersionsOptions): Promise<CrewVersions> {
+  static async deploy<Runtime extends ServedRuntime>(
+    options: CrewVersionsOptions<Runtime>,
+  ): Promise<CrewVersions<Runtime>> {
     const files = await readCrewSnapshot(options.dir);
     // Opened before it is kept, so files that do not load leave no version behind.
     const runtime = await options.open(options.dir);
-    let versions: CrewVersions | undefined;
+    let versions: CrewVersions<Runtime> | undefined;
     try {
       const { version } = await saveVersion(options, files);
       versions = new CrewVersions(options, version, { runtime, runnable: options.runnable(runtime) });
@@ -94,14 +111,14 @@ export class CrewVersions implements CrewVersionSource, CrewVersionListing, Crew
     return this.#served;
   }
 
-  async versionForKickoff(): Promise<{ readonly version: number; readonly crew: CrewDefinition }> {
+  async versionForKickoff(): ReturnType<CrewVersionSource['versionForKickoff']> {
     const now = this.options.clock().getTime();
     if (now - this.#checkedAt >= (this.options.servedCheckMs ?? 1000)) {
       const served = await this.options.store.servedCrewVersion(this.options.name);
       this.#checkedAt = now;
       if (served !== null && served.version !== this.#served) await this.#serve(served.version);
     }
-    return { version: this.#served, crew: this.current };
+    return { version: this.#served, crew: this.current, unit: this.#loaded.get(this.#served)!.runnable };
   }
 
   async load(version: number): Promise<void> {
@@ -113,12 +130,16 @@ export class CrewVersions implements CrewVersionSource, CrewVersionListing, Crew
   }
 
   definitionOf(version: number | null | undefined): CrewDefinition {
+    return this.unitOf(version).crew;
+  }
+
+  unitOf(version: number | null | undefined): RunnableUnit {
     const loaded = version === null || version === undefined ? undefined : this.#loaded.get(version);
-    return loaded?.runnable.crew ?? this.current;
+    return loaded?.runnable ?? this.#loaded.get(this.#served)!.runnable;
   }
 
   /** The version ready to run; executions from before versions were kept run on the served one. */
-  async runnableOf(version: number | null | undefined): Promise<RunnableCrew | undefined> {
+  async runnableOf(version: number | null | undefined): Promise<RunnableUnit | undefined> {
     if (version === null || version === undefined) return this.#loaded.get(this.#served)!.runnable;
     let loading = this.#loading.get(version);
     if (loading === undefined) {
@@ -151,7 +172,7 @@ export class CrewVersions implements CrewVersionSource, CrewVersionListing, Crew
    * version is loaded already); the runtime is closed when the version cannot be kept.
    */
   async #keep(
-    runtime: CrewRuntime,
+    runtime: Runtime,
     files: CrewSnapshot,
   ): Promise<{ readonly version: number; readonly created: boolean }> {
     let saved: { readonly version: number; readonly created: boolean };
@@ -179,7 +200,7 @@ export class CrewVersions implements CrewVersionSource, CrewVersionListing, Crew
     const hash = hashCrewSnapshot(files);
     const dir = path.join(this.options.copiesRoot, this.options.name, hash);
     await writeCrewSnapshot(dir, files);
-    let runtime: CrewRuntime;
+    let runtime: Runtime;
     try {
       runtime = await this.options.open(dir);
     } catch (error) {
@@ -208,7 +229,7 @@ export class CrewVersions implements CrewVersionSource, CrewVersionListing, Crew
   }
 
   /** Tool sources of every version loaded here. */
-  statuses(): ReturnType<CrewRuntime['tools']['statuses']> {
+  statuses(): ReturnType<ServedRuntime['tools']['statuses']> {
     return [...this.#loaded.values()].flatMap((loaded) => loaded.runtime.tools.statuses());
   }
 
@@ -224,7 +245,7 @@ export class CrewVersions implements CrewVersionSource, CrewVersionListing, Crew
     this.#served = version;
   }
 
-  async #open(version: number): Promise<Loaded> {
+  async #open(version: number): Promise<Loaded<Runtime>> {
     const files = await this.options.store.crewVersionFiles(this.options.name, version);
     if (files === null) throw new Error(`The crew ${this.options.name} has no version ${version}`);
     const dir = path.join(this.options.copiesRoot, this.options.name, hashCrewSnapshot(files));
@@ -237,7 +258,7 @@ export class CrewVersions implements CrewVersionSource, CrewVersionListing, Crew
 }
 
 async function saveVersion(
-  options: CrewVersionsOptions,
+  options: Pick<CrewVersionsOptions, 'name' | 'store' | 'clock'>,
   files: CrewSnapshot,
 ): Promise<{ readonly version: number; readonly created: boolean }> {
   const { record, created } = await options.store.saveCrewVersion(

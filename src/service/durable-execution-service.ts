@@ -1,5 +1,6 @@
 import { checkInputs } from '../crew/placeholders.ts';
 import type { Budget } from '../domain/budget.ts';
+import { checkUnitInputs } from './runnable-unit.ts';
 import { hashJson } from '../domain/canonical-json.ts';
 import type { CrewDefinition } from '../domain/crew.ts';
 import { reachesCrew } from '../domain/crew-name.ts';
@@ -152,7 +153,8 @@ export class DurableExecutionService implements ExecutionService {
 
   async kickoff(request: KickoffRequest): Promise<{ kickoffId: string }> {
     const served = await this.deps.versions?.versionForKickoff();
-    checkInputs(served?.crew ?? this.crew, request.inputs);
+    if (served === undefined) checkInputs(this.crew, request.inputs);
+    else checkUnitInputs(served.unit, request.inputs);
     const requestHash =
       request.idempotencyKey === null
         ? null
@@ -249,11 +251,17 @@ export class DurableExecutionService implements ExecutionService {
 
   async resume(request: ResumeRequest): Promise<ResumeResult> {
     const execution = await this.get(request.executionId, request.caller);
+    const unit = this.deps.versions?.unitOf(execution.crewVersion);
     // The tasks of the version the execution started on, whatever version is served now.
     const crew = this.crewOf(execution);
     if (!crew.tasks.some((task) => task.name === request.taskId)) {
       // The hosted platform answers 404 for a task the crew does not have, and 400 only for a known one.
-      throw new CrewdError('NOT_FOUND', `The crew has no task '${request.taskId}'`);
+      throw new CrewdError(
+        'NOT_FOUND',
+        unit?.kind === 'flow'
+          ? `The flow has no method '${request.taskId}'`
+          : `The crew has no task '${request.taskId}'`,
+      );
     }
     const pending = execution.pending;
     if (execution.state !== 'PAUSED' || pending === null || pending.taskId !== request.taskId) {
@@ -282,7 +290,7 @@ export class DurableExecutionService implements ExecutionService {
         ? await this.#answerReview(execution, pending, feedback, webhooks)
         : await this.#answerBudget(execution, pending, feedback, webhooks);
     if (answered === null) throw notPending();
-    return answered;
+    return unit?.kind === 'flow' ? flowResumed(pending) : answered;
   }
 
   /**
@@ -330,8 +338,14 @@ export class DurableExecutionService implements ExecutionService {
       appendFeedback: feedback,
       now,
     };
-    // The tasks of the version the execution started on, whatever version is served now.
-    if (feedback.approved && approvalCompletes(this.crewOf(execution), execution.outputs, pending.taskId)) {
+    // The tasks of the version the execution started on, whatever version is served now. A flow's review is
+    // answered by its run (the feedback decides the outcome), so a flow always goes on running.
+    const isFlow = this.deps.versions?.unitOf(execution.crewVersion).kind === 'flow';
+    if (
+      !isFlow &&
+      feedback.approved &&
+      approvalCompletes(this.crewOf(execution), execution.outputs, pending.taskId)
+    ) {
       const ended: Execution = {
         ...execution,
         webhooks,
@@ -371,7 +385,7 @@ export class DurableExecutionService implements ExecutionService {
       const applied = await this.#apply({
         ...guard,
         state: 'PENDING',
-        ...(feedback.approved ? { appendOutput: pending.output } : {}),
+        ...(feedback.approved && !isFlow ? { appendOutput: pending.output } : {}),
         patch: { webhooks },
         events: [eventRecord.executionResumed(feedback)],
         outbox,
@@ -601,6 +615,14 @@ function a2aPushAfterResume(
 
 function visibleTo(execution: Execution, caller: Caller): boolean {
   return caller.kind === 'org' || execution.owner.userId === caller.userId;
+}
+
+/** What `/resume` answers for a flow: its run goes on from the review, the feedback deciding the route. */
+function flowResumed(pending: PendingHumanInput): ResumeResult {
+  return {
+    status: 'resumed',
+    message: `Feedback received; the flow goes on from '${pending.taskId}'`,
+  };
 }
 
 function notPending(): CrewdError {

@@ -1,5 +1,5 @@
 import type { AgentStep, EngineEvent, GuardrailCheck } from '../domain/events.ts';
-import { isFinished, type Execution } from '../domain/execution.ts';
+import { isFinished, type Execution, type FlowReviewRequest } from '../domain/execution.ts';
 import type { HumanFeedback, TaskOutput } from '../domain/task-output.ts';
 import type { ExecutionLogData, ExecutionLogEvent } from '../domain/execution-log.ts';
 import type { BudgetReached } from '../domain/budget.ts';
@@ -94,6 +94,32 @@ export const eventRecord = {
         budget: budgetPauseFields(reached),
       },
     };
+  },
+
+  /** A flow method waits for review: the human-input request, with what the reviewer is asked. */
+  methodReviewRequested(output: TaskOutput, review: FlowReviewRequest): ExecutionLogEvent {
+    return {
+      type: 'human-input-request',
+      data: {
+        task_id: output.taskId,
+        output: output.output,
+        attempt: output.attempt,
+        message: review.message,
+        ...(review.emit === undefined ? {} : { emit: [...review.emit] }),
+      },
+    };
+  },
+
+  methodStarted(method: string): ExecutionLogEvent {
+    return { type: 'method-start', data: { method } };
+  },
+
+  methodEnded(method: string, result: unknown): ExecutionLogEvent {
+    return { type: 'method-end', data: { method, result } };
+  },
+
+  methodFailed(method: string, error: string): ExecutionLogEvent {
+    return { type: 'method-fail', data: { method, error } };
   },
 
   executionResumed(feedback: HumanFeedback): ExecutionLogEvent {

@@ -34,6 +34,11 @@ export interface LegDeps {
   readonly observer: RunnerObserver;
   /** This process's name on the leases it holds, and how long a lease lasts unless renewed. */
   readonly lease: { readonly owner: string; readonly durationMs: number };
+  /**
+   * A flow's current task is the method running, which the flow's own writes set: the tasks of the crews its
+   * methods run do not replace it.
+   */
+  readonly unitKind?: 'crew' | 'flow';
 }
 
 /** Thrown into the engine when the leg must stop: the execution was changed elsewhere, or the process stops. */
@@ -80,6 +85,11 @@ export class ExecutionLeg {
     return this.#execution;
   }
 
+  /** The notifications of the unit the leg runs. */
+  get notifications(): Notifications {
+    return this.deps.notifications;
+  }
+
   /** True between the leg's first write and the one that pauses or ends the execution. */
   get holdsLease(): boolean {
     return this.#holdsLease;
@@ -113,7 +123,7 @@ export class ExecutionLeg {
         this.#taskStartedAt = performance.now();
         await this.#write({
           ...this.#guard(now),
-          patch: { currentTask: event.taskId },
+          patch: this.deps.unitKind === 'flow' ? {} : { currentTask: event.taskId },
           events: [eventRecord.taskStarted(event)],
         });
         return;
@@ -185,6 +195,29 @@ export class ExecutionLeg {
       resultJson: last?.outputJson ?? null,
       error: null,
     });
+  }
+
+  /**
+   * Writes a change of a flow's progress (a method's start, its journal entry, a pause) under this leg's lease,
+   * together with what is held back. `build` gets the guard every write of a running leg carries.
+   */
+  async write(build: (guard: ReturnType<ExecutionLeg['guardAt']>) => ExecutionChange): Promise<void> {
+    await this.#write(build(this.guardAt(this.deps.clock())));
+  }
+
+  /** The guard of a write while the execution runs: it applies only while the execution is RUNNING. */
+  guardAt(now: Date) {
+    return this.#guard(now);
+  }
+
+  /** Ends the execution successfully with this result (a flow's final output). */
+  async succeed(result: string, resultJson: Record<string, unknown> | null): Promise<void> {
+    await this.#end({ state: 'SUCCESS', result, resultJson, error: null });
+  }
+
+  /** The deadline of a review of `taskId` starting now, when there is one. */
+  reviewDeadline(taskId: string, now: Date): { deadline?: DueReview } {
+    return this.#deadline(taskId, now);
   }
 
   async fail(error: unknown): Promise<void> {

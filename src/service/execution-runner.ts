@@ -1,4 +1,3 @@
-import type { CrewDefinition } from '../domain/crew.ts';
 import type { Execution } from '../domain/execution.ts';
 import { createRateLimiter, prefixedLimiter, type RateLimiter } from '../engine/rate-limiter.ts';
 import { runCrew } from '../engine/crew-process.ts';
@@ -6,35 +5,28 @@ import type { OutputFiles } from '../engine/output-files.ts';
 import type { StepJournal } from '../engine/step-journal.ts';
 import type { Timers } from '../engine/timers.ts';
 import { ToolCaches } from '../engine/tool-cache.ts';
-import type { ToolRegistry } from '../engine/tool.ts';
 import { taskFeedback } from '../domain/task-output.ts';
-import type { ModelResolver } from '../llm/chat-model.ts';
 import type { PriceTable } from '../llm/price-table.ts';
 import type { ExecutionNotice } from '../store/coordination-feed.ts';
 import { isStoreUnavailable, type StoreUnavailableError } from '../store/store-unavailable.ts';
 import { ExecutionTrace } from '../observability/execution-trace.ts';
 import type { Tracing } from '../observability/tracing.ts';
+import { runFlowLeg } from './flow-leg.ts';
+import { readFlowCheckpoint, type FlowCheckpoint } from './read-flow-checkpoint.ts';
 import { readStepJournal, resumedFromBudgetPause } from './read-step-journal.ts';
+import type { RunnableCrew, RunnableFlow, RunnableUnit } from './runnable-unit.ts';
 import { BudgetPaused, ExecutionLeg, LegStopped, type LegDeps } from './execution-leg.ts';
-import type { Notifications } from './notifications.ts';
 import { retryWhileUnavailable } from './retry-while-unavailable.ts';
 
 export type { RunnerObserver } from './execution-leg.ts';
 
-/** A crew ready to run: its definition, models, tools and the notifications that name it. */
-export interface RunnableCrew {
-  readonly crew: CrewDefinition;
-  readonly models: ModelResolver;
-  readonly tools: ToolRegistry;
-  readonly defaultModel: string | undefined;
-  readonly notifications: Notifications;
-}
+export type { RunnableCrew, RunnableFlow, RunnableUnit } from './runnable-unit.ts';
 
-/** Finds the crew (the version of it) an execution runs on; undefined when this process does not serve it. */
-export type RunnableCrewOf = (execution: Execution) => Promise<RunnableCrew | undefined>;
+/** Finds the crew or flow (the version of it) an execution runs on; undefined when this process does not serve it. */
+export type RunnableUnitOf = (execution: Execution) => Promise<RunnableUnit | undefined>;
 
-export interface ExecutionRunnerDeps extends Omit<LegDeps, 'notifications' | 'crew'> {
-  readonly crewOf: RunnableCrewOf;
+export interface ExecutionRunnerDeps extends Omit<LegDeps, 'notifications' | 'crew' | 'unitKind'> {
+  readonly unitOf: RunnableUnitOf;
   /** The max_rpm limiter every leg shares; a real-time one unless given (tests pass one on their own clock). */
   readonly limiter?: RateLimiter;
   /** Records a trace of every leg when tracing is on. */
@@ -120,43 +112,20 @@ export class ExecutionRunner {
     try {
       const start = await this.#leg(executionId, controller.signal);
       if (start === null) return;
-      const { leg, journal, runnable } = start;
+      const { leg, journal, runnable, flowCheckpoint } = start;
       run.leg = leg;
-      const execution = leg.execution;
       const { tracing } = this.deps;
       const traced =
         tracing === undefined
           ? undefined
           : new ExecutionTrace(tracing, { id: executionId, crew: runnable.crew.name });
       try {
-        const outcome = await runCrew({
-          executionId,
-          crew: runnable.crew,
-          inputs: execution.inputs,
-          checkpoint: {
-            outputs: execution.outputs,
-            feedback: taskFeedback(execution.feedback),
-            ...(journal === undefined ? {} : { journal }),
-          },
-          models: runnable.models,
-          tools: runnable.tools,
-          defaultModel: runnable.defaultModel,
-          signal: controller.signal,
-          onEvent: (event) => {
-            traced?.record(event);
-            return leg.record(event, this.#shuttingDown);
-          },
-          beforeModelCall: (call) => leg.beforeModelCall(call),
-          prices: this.deps.prices,
-          limiter: prefixedLimiter(this.#limiter, `${executionId}\n`),
-          toolCache: this.#toolCaches.for(executionId),
-          outputFiles: this.deps.outputFiles,
-          clock: this.deps.clock,
-          timers: this.deps.timers,
-        });
-        await leg.finish(outcome);
-        traced?.end(outcome.kind === 'paused' ? 'PAUSED' : 'SUCCESS');
-        if (outcome.kind === 'completed') this.#toolCaches.drop(executionId);
+        const outcome =
+          runnable.kind === 'crew'
+            ? await this.#runCrew(leg, runnable, journal, controller.signal, traced)
+            : await this.#runFlow(leg, runnable, flowCheckpoint, controller.signal, traced);
+        traced?.end(outcome === 'paused' ? 'PAUSED' : 'SUCCESS');
+        if (outcome === 'completed') this.#toolCaches.drop(executionId);
       } catch (error) {
         if (error instanceof BudgetPaused) {
           traced?.end('PAUSED');
@@ -184,6 +153,67 @@ export class ExecutionRunner {
         this.#renewal = undefined;
       }
     }
+  }
+
+  /** Runs a crew's leg to its pause or its end, and writes how it ended. */
+  async #runCrew(
+    leg: ExecutionLeg,
+    runnable: RunnableCrew,
+    journal: StepJournal | undefined,
+    signal: AbortSignal,
+    traced: ExecutionTrace | undefined,
+  ): Promise<'paused' | 'completed'> {
+    const execution = leg.execution;
+    const executionId = execution.id;
+    const outcome = await runCrew({
+      executionId,
+      crew: runnable.crew,
+      inputs: execution.inputs,
+      checkpoint: {
+        outputs: execution.outputs,
+        feedback: taskFeedback(execution.feedback),
+        ...(journal === undefined ? {} : { journal }),
+      },
+      models: runnable.models,
+      tools: runnable.tools,
+      defaultModel: runnable.defaultModel,
+      signal,
+      onEvent: (event) => {
+        traced?.record(event);
+        return leg.record(event, this.#shuttingDown);
+      },
+      beforeModelCall: (call) => leg.beforeModelCall(call),
+      prices: this.deps.prices,
+      limiter: prefixedLimiter(this.#limiter, `${executionId}\n`),
+      toolCache: this.#toolCaches.for(executionId),
+      outputFiles: this.deps.outputFiles,
+      clock: this.deps.clock,
+      timers: this.deps.timers,
+    });
+    await leg.finish(outcome);
+    return outcome.kind;
+  }
+
+  /** Runs a flow's leg (see runFlowLeg): the events of the crews inside it are written as a crew's are. */
+  async #runFlow(
+    leg: ExecutionLeg,
+    runnable: RunnableFlow,
+    checkpoint: FlowCheckpoint | undefined,
+    signal: AbortSignal,
+    traced: ExecutionTrace | undefined,
+  ): Promise<'paused' | 'completed'> {
+    const outcome = await runFlowLeg({
+      leg,
+      unit: runnable,
+      ...(checkpoint === undefined ? {} : { checkpoint }),
+      signal,
+      clock: this.deps.clock,
+      onEngineEvent: (event) => {
+        traced?.record(event);
+        return leg.record(event, this.#shuttingDown);
+      },
+    });
+    return outcome.status;
   }
 
   /**
@@ -214,7 +244,12 @@ export class ExecutionRunner {
   async #leg(
     executionId: string,
     signal: AbortSignal,
-  ): Promise<{ leg: ExecutionLeg; journal?: StepJournal; runnable: RunnableCrew } | null> {
+  ): Promise<{
+    leg: ExecutionLeg;
+    journal?: StepJournal;
+    flowCheckpoint?: FlowCheckpoint;
+    runnable: RunnableUnit;
+  } | null> {
     const { store, observer } = this.deps;
     const whileDown = {
       signal,
@@ -224,11 +259,16 @@ export class ExecutionRunner {
     if (execution === null) return null;
     if (execution.state !== 'PENDING' && execution.state !== 'RUNNING') return null;
     // A crew this process does not serve is left for a process that does, once the lease runs out.
-    const runnable = await this.deps.crewOf(execution);
+    const runnable = await this.deps.unitOf(execution);
     if (runnable === undefined) return null;
     const leg = new ExecutionLeg(
       execution,
-      { ...this.deps, crew: runnable.crew, notifications: runnable.notifications },
+      {
+        ...this.deps,
+        crew: runnable.crew,
+        notifications: runnable.notifications,
+        unitKind: runnable.kind,
+      },
       signal,
     );
     if (execution.state === 'PENDING' && !resumedFromBudgetPause(execution)) {
@@ -236,6 +276,12 @@ export class ExecutionRunner {
       return { leg, runnable };
     }
     if (execution.state === 'PENDING') leg.claim();
+    // A flow continues from the journal in its record (and its method in flight from its crew's last completed
+    // step); a crew's task in flight from its last completed step.
+    if (runnable.kind === 'flow') {
+      const cut = await retryWhileUnavailable(() => readFlowCheckpoint(store, execution), whileDown);
+      return cut === undefined ? { leg, runnable } : { leg, runnable, flowCheckpoint: cut };
+    }
     // Continuing after a crash or a handover: the task in flight goes on from its last completed step.
     const journal = await retryWhileUnavailable(() => readStepJournal(store, execution), whileDown);
     return journal === undefined ? { leg, runnable } : { leg, journal, runnable };

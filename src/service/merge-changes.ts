@@ -6,6 +6,9 @@ import type { ExecutionChange } from '../store/store.ts';
  * together with what follows it, in one transaction instead of two.
  */
 export function mergeChanges(first: ExecutionChange, second: ExecutionChange): ExecutionChange {
+  if (first.appendFlowEntry !== undefined && second.appendFlowEntry !== undefined) {
+    throw new Error('Two changes that each append a flow journal entry cannot be merged');
+  }
   if (first.appendOutput !== undefined && second.appendOutput !== undefined) {
     throw new Error('Two changes that each append an output cannot be merged');
   }
@@ -19,6 +22,7 @@ export function mergeChanges(first: ExecutionChange, second: ExecutionChange): E
     appendOutput: first.appendOutput ?? second.appendOutput,
     pending: second.pending === undefined ? first.pending : second.pending,
     appendFeedback: second.appendFeedback ?? first.appendFeedback,
+    appendFlowEntry: second.appendFlowEntry ?? first.appendFlowEntry,
     events: [...(first.events ?? []), ...(second.events ?? [])],
     outbox: [...(first.outbox ?? []), ...(second.outbox ?? [])],
   };
@@ -32,6 +36,10 @@ export function projectChange(execution: Execution, change: ExecutionChange): Ex
     usage: patch.usage ?? execution.usage,
     lastStep: patch.lastStep === undefined ? execution.lastStep : patch.lastStep,
     currentTask: patch.currentTask === undefined ? execution.currentTask : patch.currentTask,
+    flowJournal:
+      change.appendFlowEntry === undefined
+        ? execution.flowJournal
+        : [...(execution.flowJournal ?? []), change.appendFlowEntry],
     outputs:
       change.appendOutput === undefined ? execution.outputs : [...execution.outputs, change.appendOutput],
   };

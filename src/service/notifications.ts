@@ -1,5 +1,5 @@
 import type { AgentStep } from '../domain/events.ts';
-import type { Execution, WebhookTargets } from '../domain/execution.ts';
+import type { Execution, FlowReviewRequest, WebhookTargets } from '../domain/execution.ts';
 import type { HumanFeedback, TaskOutput } from '../domain/task-output.ts';
 import type { ExecutionChange, NewOutboxMessage, WebhookKind } from '../store/store.ts';
 import type { BudgetReached } from '../domain/budget.ts';
@@ -24,6 +24,8 @@ export class Notifications {
     private readonly newId: () => string,
     /** Named in the streamed crew events. */
     private readonly crewName = 'crew',
+    /** What is served: a flow's executions stream crewAI's flow events. */
+    private readonly kind: 'crew' | 'flow' = 'crew',
   ) {}
 
   /**
@@ -47,6 +49,7 @@ export class Notifications {
     if (target === null) return [];
     const context = {
       crewName: this.crewName,
+      kind: this.kind,
       inputs: execution.inputs,
       firstStart: change.patch?.startedAt !== undefined,
       totalTokens: (change.patch?.usage ?? execution.usage).totalTokens,
@@ -98,10 +101,23 @@ export class Notifications {
     );
   }
 
-  humanInputRequested(execution: Execution, output: TaskOutput): NewOutboxMessage[] {
+  /** `review`: a flow method's message and outcomes, which the payload carries as well. */
+  humanInputRequested(
+    execution: Execution,
+    output: TaskOutput,
+    review?: FlowReviewRequest,
+  ): NewOutboxMessage[] {
     const target = execution.webhooks.humanInput;
     if (target === null) return [];
-    const payload = humanInputRequest(execution, output);
+    const request = humanInputRequest(execution, output);
+    const payload =
+      review === undefined
+        ? request
+        : {
+            ...request,
+            message: review.message,
+            ...(review.emit === undefined ? {} : { emit: [...review.emit] }),
+          };
     return [this.#message('human_input', target.url, payload, humanInputHeaders(target.authentication))];
   }
 

@@ -32,7 +32,8 @@ export function resumedFromBudgetPause(execution: Execution): boolean {
 
 type OpenJournal = { taskId: string; attempt: number; entries: JournalEntry[] } | undefined;
 
-function follow(journal: OpenJournal, event: StoredExecutionEvent): OpenJournal {
+/** The journal of the task attempt open after `event`, given the one open before it (undefined: none). */
+export function follow(journal: OpenJournal, event: StoredExecutionEvent): OpenJournal {
   const { type, data } = event;
   switch (type) {
     case 'task-start': {
@@ -72,6 +73,10 @@ function follow(journal: OpenJournal, event: StoredExecutionEvent): OpenJournal 
     case 'execution-resume':
       return data.kind === 'budget' ? journal : undefined;
     case 'task-end':
+      return undefined;
+    case 'method-start':
+    case 'method-end':
+    case 'method-fail':
       return undefined;
     case 'execution-start':
     case 'guardrail-start':

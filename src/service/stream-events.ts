@@ -10,6 +10,8 @@ export interface StreamEventBody {
 /** What an event record alone does not say. */
 export interface StreamEventContext {
   readonly crewName: string;
+  /** A flow's executions start, pause and end with crewAI's flow events instead of the crew's. */
+  readonly kind?: 'crew' | 'flow';
   readonly inputs: Readonly<Record<string, unknown>>;
   /** True when the change that carries the record starts the execution for the first time. */
   readonly firstStart: boolean;
@@ -29,6 +31,14 @@ export const streamEventTypes = [
   'task_completed',
   'crew_kickoff_completed',
   'crew_kickoff_failed',
+  'flow_started',
+  'method_execution_started',
+  'method_execution_finished',
+  'method_execution_failed',
+  'method_execution_paused',
+  'flow_paused',
+  'flow_finished',
+  'flow_failed',
 ] as const;
 
 type Data<Type extends ExecutionLogEvent['type']> = ExecutionLogData<Type>;
@@ -39,8 +49,16 @@ type Data<Type extends ExecutionLogEvent['type']> = ExecutionLogData<Type>;
  * tasks.yaml, as everywhere in crewd; `task_name` repeats it, as crewAI names tasks.
  */
 export function toStreamEvents(record: ExecutionLogEvent, context: StreamEventContext): StreamEventBody[] {
+  if (context.kind === 'flow') {
+    const flowEvents = toFlowEvents(record, context);
+    if (flowEvents !== undefined) return flowEvents;
+  }
   const { type, data } = record;
   switch (type) {
+    case 'method-start':
+    case 'method-end':
+    case 'method-fail':
+      return [];
     case 'execution-start':
       // A resumed or recovered leg starts again; crewAI's kickoff event marks only the first start.
       return context.firstStart
@@ -150,5 +168,71 @@ function crewEnded(data: Data<'execution-end'>, context: StreamEventContext): St
         type: 'crew_kickoff_failed',
         data: { crew_name, error: data.error ?? 'The execution failed' },
       };
+  }
+}
+
+/**
+ * crewAI's flow events (events/types/flow_events.py) for the entries of a flow's log that differ from a crew's;
+ * undefined for the others (the tasks of the crews its methods run stream as a crew's do).
+ */
+function toFlowEvents(record: ExecutionLogEvent, context: StreamEventContext): StreamEventBody[] | undefined {
+  const flow_name = context.crewName;
+  switch (record.type) {
+    case 'execution-start':
+      return context.firstStart
+        ? [{ type: 'flow_started', data: { flow_name, inputs: context.inputs } }]
+        : [];
+    case 'method-start':
+      return [{ type: 'method_execution_started', data: { flow_name, method_name: record.data.method } }];
+    case 'method-end':
+      return [
+        {
+          type: 'method_execution_finished',
+          data: { flow_name, method_name: record.data.method, result: record.data.result },
+        },
+      ];
+    case 'method-fail':
+      return [
+        {
+          type: 'method_execution_failed',
+          data: { flow_name, method_name: record.data.method, error: record.data.error },
+        },
+      ];
+    case 'human-input-request': {
+      const review = {
+        flow_name,
+        method_name: record.data.task_id,
+        output: record.data.output,
+        message: record.data.message ?? '',
+        emit: record.data.emit ?? null,
+      };
+      return [
+        { type: 'method_execution_paused', data: review },
+        { type: 'flow_paused', data: review },
+      ];
+    }
+    case 'execution-end':
+      return record.data.state === 'SUCCESS'
+        ? [{ type: 'flow_finished', data: { flow_name, result: record.data.result } }]
+        : [
+            {
+              type: 'flow_failed',
+              data: {
+                flow_name,
+                error:
+                  record.data.state === 'REVOKED'
+                    ? 'The execution was cancelled'
+                    : (record.data.error ?? 'The execution failed'),
+              },
+            },
+          ];
+    case 'task-start':
+    case 'model-call-end':
+    case 'step-end':
+    case 'guardrail-start':
+    case 'guardrail-end':
+    case 'task-end':
+    case 'execution-resume':
+      return undefined;
   }
 }

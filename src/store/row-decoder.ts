@@ -1,7 +1,13 @@
 import type { Budget } from '../domain/budget.ts';
 import type { ReviewDeadline, ReviewOutcome } from '../domain/review-deadline.ts';
 import type { AgentStep } from '../domain/events.ts';
-import type { Execution, ExecutionState, PendingHumanInput, WebhookTargets } from '../domain/execution.ts';
+import type {
+  Execution,
+  ExecutionState,
+  FlowJournalRecord,
+  PendingHumanInput,
+  WebhookTargets,
+} from '../domain/execution.ts';
 import { executionStates } from '../domain/execution.ts';
 import type { HumanFeedback, TaskOutput } from '../domain/task-output.ts';
 import type { TokenUsage } from '../domain/usage.ts';
@@ -71,6 +77,7 @@ export function rowDecoder(codec: RowCodec): RowDecoder {
       finishedAt: nullableDate(row.finished_at),
       ...(row.review_deadline == null ? {} : { reviewDeadline: json<ReviewDeadline>(row.review_deadline) }),
       ...(row.budget == null ? {} : budgetsOf(json<StoredBudget>(row.budget))),
+      ...flowJournalOf(row.flow_journal == null ? [] : json<FlowJournalRecord[]>(row.flow_journal)),
     }),
 
     // The store wrote every entry from the log's union; reading it back trusts that, unchecked (a hot path).
@@ -147,6 +154,11 @@ export function rowDecoder(codec: RowCodec): RowDecoder {
       return counts;
     },
   };
+}
+
+/** A flow execution's journal; nothing for a crew's, whose journal is always empty. */
+function flowJournalOf(entries: FlowJournalRecord[]): Pick<Execution, 'flowJournal'> {
+  return entries.length === 0 ? {} : { flowJournal: entries };
 }
 
 /** The pending review as its JSON holds it: the deadline's time as text. */

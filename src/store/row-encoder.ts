@@ -81,6 +81,7 @@ export function executionChangeValues(change: ExecutionChange): RowValues {
     finished_at: iso(patch.finishedAt),
     append_output: json(change.appendOutput),
     append_feedback: json(change.appendFeedback),
+    append_flow_entry: json(change.appendFlowEntry),
     set_pending: present(change.pending),
     pending: json(change.pending),
     pending_deadline: iso(change.pending?.deadline?.at),

@@ -7,6 +7,7 @@ import type {
   Execution,
   ExecutionOwner,
   ExecutionState,
+  FlowJournalRecord,
   PendingHumanInput,
   WebhookTargets,
 } from '../domain/execution.ts';
@@ -121,6 +122,8 @@ export interface ExecutionChange {
   /** Sets (or with null clears) the pending human input. */
   readonly pending?: PendingHumanInput | null;
   readonly appendFeedback?: HumanFeedback;
+  /** Appended to a flow execution's journal. */
+  readonly appendFlowEntry?: FlowJournalRecord;
   /** Appended to the execution's event log, numbered in order. */
   readonly events?: readonly NewExecutionEvent[];
   /** Webhook messages to deliver once this change is committed. */

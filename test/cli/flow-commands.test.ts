@@ -2,6 +2,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot, runCrewd } from './crewd-command.ts';
+import { apiClient, spawnCrewd, tempDatabase } from '../support/crewd.ts';
+import { startFakeOpenAI } from '../support/fake-openai-server.ts';
 import { userCrew } from '../support/user-crew.ts';
 
 const exampleFlow = join(repoRoot, 'examples/review-flow');
@@ -91,9 +93,40 @@ describe('crewd check with a flow', () => {
 });
 
 describe('crewd serve with a flow', () => {
-  it('refuses to serve a flow rather than one of its crews', async () => {
-    const result = await runCrewd(['serve', userCrew(exampleFlow), '--port', '0']);
-    expect(result.stderr).toContain('holds a flow (crewai.flow/v1); crewd serve does not serve flows yet');
+  it('serves a flow file offline: kickoff, review, resume, result', async () => {
+    const model = await startFakeOpenAI();
+    const crewd = await spawnCrewd({
+      crewDir: join(userCrew(exampleFlow), 'flow.yaml'),
+      modelUrl: model.url,
+    });
+    try {
+      const api = apiClient(crewd.url);
+      expect((await api.get('/inputs')).body).toEqual({ inputs: ['topic', 'audience'] });
+      const kickoff = await api.post('/kickoff', { inputs: JSON.parse(inputs) as Record<string, unknown> });
+      const id = kickoff.body.kickoff_id as string;
+      const paused = await api.waitForState(id, ['PAUSED']);
+      expect(paused.body.pending_human_input).toMatchObject({ task_id: 'review' });
+      await api.post('/resume', {
+        execution_id: id,
+        task_id: 'review',
+        human_feedback: 'approved',
+        is_approve: true,
+      });
+      const done = await api.waitForState(id, ['SUCCESS', 'FAILED']);
+      expect(done.body.result).toMatch(/^PUBLISHED for engineers: AI agents in production fail less/);
+      expect(model.requests).toHaveLength(0);
+    } finally {
+      crewd.child.kill('SIGKILL');
+      await crewd.exited;
+      await model.close();
+    }
+  });
+
+  it('refuses a flow that does not load, naming its file and key', async () => {
+    const dir = userCrew(join(repoRoot, 'test/fixtures/flows/bad-flow'));
+    const result = await runCrewd(['serve', dir, '--port', '0', '--database', tempDatabase()]);
+    expect(result.stderr).toContain('flow.yaml (methods.loop.listen)');
+    expect(result.stderr).not.toMatch(/\n\s+at /);
     expect(result.code).toBe(1);
   });
 });

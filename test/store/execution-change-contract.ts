@@ -167,6 +167,28 @@ export function describeExecutionChangeContract(harness: StoreHarness): void {
       expect(updated!.feedback).toEqual([feedback, { ...feedback, attempt: 2, approved: true }]);
     });
 
+    it("appends a flow's journal entries in order, and keeps none for a crew's execution", async () => {
+      const store = await harness.open();
+      const { execution } = await store.createExecution(newExecution());
+      expect(execution.flowJournal).toBeUndefined();
+      const started = { kind: 'flow-started', state: { id: 'f1', topic: 'tea', nested: { z: 1, a: [2] } } };
+      const completed = { kind: 'method-completed', method: 'draft', call: 1, output: 'x', result: 'x' };
+      await store.applyChange({
+        executionId: execution.id,
+        fromStates: ['PENDING'],
+        appendFlowEntry: started,
+        now: at(1),
+      });
+      const updated = await store.applyChange({
+        executionId: execution.id,
+        fromStates: ['PENDING'],
+        appendFlowEntry: completed,
+        now: at(2),
+      });
+      expect(updated!.flowJournal).toEqual([started, completed]);
+      expect((await store.getExecution(execution.id))!.flowJournal).toEqual([started, completed]);
+    });
+
     it('sets the pending human input, keeps it when absent and clears it with null', async () => {
       const store = await harness.open();
       const { execution } = await store.createExecution(newExecution());

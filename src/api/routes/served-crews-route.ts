@@ -9,11 +9,11 @@ import { bearerSecurity } from './route-context.ts';
 import type { ZodApp } from './route-context.ts';
 
 /**
- * Something a server serves at a base URL of its own, `/crews/<name>`: a crew today. A flow will be another kind,
- * answering the same interface under its own base URL.
+ * Something a server serves at a base URL of its own, `/crews/<name>`: a crew or a flow, each answering the same
+ * interface there.
  */
 export interface ServedCrew {
-  readonly kind: 'crew';
+  readonly kind: 'crew' | 'flow';
   readonly name: string;
   readonly service: ExecutionService;
   /** Its versions (`GET {base_url}/versions`). */
@@ -35,7 +35,7 @@ export const servedListSchema = z.object({
   crews: z.array(
     z.object({
       name: z.string(),
-      kind: z.enum(['crew']),
+      kind: z.enum(['crew', 'flow']).describe('A crew (agents and tasks) or a flow (crewai.flow/v1)'),
       base_url: z.string().describe('Path of its base URL on this server: {base_url}/kickoff, /status/{id}…'),
       inputs: z.array(z.string()),
     }),
@@ -48,7 +48,7 @@ export function registerServedCrewsRoute(app: ZodApp, served: readonly ServedCre
     '/crews',
     {
       schema: {
-        summary: 'The crews this server serves, with their base URLs and inputs',
+        summary: 'The crews and flows this server serves, with their base URLs and inputs',
         security: bearerSecurity,
         response: { 200: servedListSchema },
       },

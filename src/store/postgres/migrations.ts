@@ -198,6 +198,12 @@ export const postgresMigrations: readonly Migration[] = [
     `,
   },
   {
+    version: 11,
+    name: 'flow journals',
+    // A flow execution's journal: each completed method with the run's bookkeeping, appended as the flow goes.
+    sql: `ALTER TABLE executions ADD COLUMN flow_journal json NOT NULL DEFAULT '[]';`,
+  },
+  {
     version: 12,
     name: 'execution budgets',
     // What an execution may spend before it pauses for approval; fixed at kickoff, extended by approvals counted

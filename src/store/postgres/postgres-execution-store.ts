@@ -183,6 +183,7 @@ function applyChangesSql(answer: 'rows' | 'counters'): string {
        set_current_task int, current_task text, set_last_step int, last_step text, usage text,
        set_result int, result text, set_result_json int, result_json text, set_error int, error text,
        webhooks text, started_at text, finished_at text, append_output text, append_feedback text,
+       append_flow_entry text,
        set_pending int, pending text, pending_deadline text, event_count int, events json, outbox json, now text,
        lease_owner text, set_lease int, lease_holder text, lease_until text)
    ), updated AS (
@@ -200,6 +201,7 @@ function applyChangesSql(answer: 'rows' | 'counters'): string {
        finished_at = coalesce(change.finished_at::timestamptz, execution.finished_at),
        outputs = ${appendJson('execution.outputs', 'change.append_output')},
        feedback = ${appendJson('execution.feedback', 'change.append_feedback')},
+       flow_journal = ${appendJson('execution.flow_journal', 'change.append_flow_entry')},
        pending = CASE WHEN change.set_pending = 1 THEN change.pending::json ELSE execution.pending END,
        pending_deadline = CASE WHEN change.set_pending = 1 THEN change.pending_deadline::timestamptz
          ELSE execution.pending_deadline END,

@@ -29,6 +29,9 @@ export function executionUpdateSql(change: ExecutionChange, returning: 'row' | '
   if (change.appendFeedback !== undefined) {
     set.push(`feedback = json_insert(feedback, '$[#]', json(:append_feedback))`);
   }
+  if (change.appendFlowEntry !== undefined) {
+    set.push(`flow_journal = json_insert(flow_journal, '$[#]', json(:append_flow_entry))`);
+  }
   if (change.pending !== undefined) set.push('pending = :pending', 'pending_deadline = :pending_deadline');
   if ((change.events?.length ?? 0) > 0) set.push('last_event_sequence = last_event_sequence + :event_count');
   if (change.lease !== undefined) set.push('lease_owner = :lease_holder', 'lease_until = :lease_until');
