@@ -36,6 +36,7 @@ beforeAll(async () => {
       { name: 'notes', dir: plain },
       { name: 'briefs', dir: userCrew(join(crewsDir, 'review-crew')) },
       { name: 'reports', dir: userCrew(join(crewsDir, 'structured-crew')) },
+      { name: 'review', dir: userCrew(join(import.meta.dirname, 'flows', 'review-flow')) },
     ],
   });
 });
@@ -52,7 +53,7 @@ async function finishedNote(api: ReturnType<typeof apiClient>, topic: string): P
   return kickoff.body.kickoff_id as string;
 }
 
-describe('a server of three crews', () => {
+describe('a server of three crews and a flow', () => {
   it('lists what it serves, each with its base URL and inputs', async () => {
     const listed = await org().get('/crews');
     expect(listed.status).toBe(200);
@@ -60,6 +61,7 @@ describe('a server of three crews', () => {
       'notes',
       'briefs',
       'reports',
+      'review',
     ]);
     expect(listed.body.crews[0]).toEqual({
       name: 'notes',
@@ -68,6 +70,42 @@ describe('a server of three crews', () => {
       inputs: ['topic'],
     });
     expect(listed.body.crews[1].inputs).toEqual(['product', 'audience']);
+    expect(listed.body.crews[3]).toEqual({
+      name: 'review',
+      kind: 'flow',
+      base_url: '/crews/review',
+      inputs: ['topic', 'audience'],
+    });
+  });
+
+  it('runs the flow under its base URL beside the crews, its review answered there alone', async () => {
+    const review = org('/crews/review');
+    const kickoff = await review.post('/kickoff', { inputs: { topic: 'kettles' } });
+    expect(kickoff.status).toBe(200);
+    const id = kickoff.body.kickoff_id as string;
+    const paused = await review.waitForState(id, ['PAUSED']);
+    expect(paused.body.pending_human_input).toMatchObject({
+      task_id: 'review',
+      emit: ['approved', 'needs_changes'],
+    });
+    const elsewhere = await org('/crews/notes').post('/resume', {
+      execution_id: id,
+      task_id: 'review',
+      human_feedback: 'approved',
+      is_approve: true,
+    });
+    expect(elsewhere.status).toBe(404);
+    const resumed = await review.post('/resume', {
+      execution_id: id,
+      task_id: 'review',
+      human_feedback: 'approved',
+      is_approve: true,
+    });
+    expect(resumed.status).toBe(200);
+    const done = await review.waitForState(id, ['SUCCESS', 'FAILED']);
+    expect(done.body.state).toBe('SUCCESS');
+    expect(done.body.flow_methods).toEqual(['draft', 'review', 'publish']);
+    expect((await org('/crews/notes').get(`/status/${id}`)).status).toBe(404);
   });
 
   it('answers the whole interface under each base URL, each crew with its own inputs', async () => {
@@ -163,6 +201,7 @@ describe('tokens limited to crews', () => {
       await briefs.post('/kickoff', { inputs: { product: 'lamps', audience: 'buyers' } }),
       await briefs.get('/executions'),
       await apiClient(`${crewd.url}/crews/reports`, secret).get('/crew'),
+      await apiClient(`${crewd.url}/crews/review`, secret).post('/kickoff', { inputs: { topic: 'lamps' } }),
     ]) {
       expect(answer.status).toBe(401);
       expect(answer.body).toMatchObject({
