@@ -131,8 +131,20 @@ export interface CrewDefinition {
   readonly pythonTools?: PythonTools;
   /** Distinct `{placeholder}` names in order of first appearance: what `GET /inputs` returns. */
   readonly requiredInputs: readonly string[];
+  /**
+   * What each input takes, where it is known (a flow's state schema): its JSON type and whether a kickoff must give
+   * it. A crew's placeholders are all required text, and leave this out.
+   */
+  readonly inputFields?: Readonly<Record<string, InputField>>;
   /** crew.yaml's `budget`: each execution's unless its kickoff gives its own. */
   readonly budget?: Budget;
+}
+
+/** One kickoff input of a typed state: its JSON Schema type (undefined: any JSON value) and whether it is required. */
+export interface InputField {
+  readonly type: 'string' | 'number' | 'integer' | 'boolean' | 'object' | 'array' | undefined;
+  readonly required: boolean;
+  readonly description?: string;
 }
 
 /** The Python tools of a crewAI project and where its Python finds their modules. */

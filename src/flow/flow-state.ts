@@ -3,6 +3,7 @@ import { coerceToSchema, fitObject, UnsupportedSchemaError } from './coerce-json
 import type { StateFieldProblem } from './coerce-json-schema.ts';
 import type { FlowDefinition } from './flow-definition.ts';
 import { CrewdError } from '../domain/errors.ts';
+import type { InputField } from '../domain/crew.ts';
 
 /** A flow's state: a JSON object that always has an `id`. */
 export type FlowState = Readonly<Record<string, JsonValue>> & { readonly id: string };
@@ -148,4 +149,33 @@ export function checkFlowInputs(
     (problem) => problem.message !== 'Field required' && problem.message !== 'Extra inputs are not permitted',
   );
   return { missing, unknown, invalid };
+}
+
+/** What each kickoff input of the flow takes: for a schema state, its field's JSON type and whether it is required. */
+export function flowInputFields(definition: FlowDefinition): Record<string, InputField> {
+  const model = stateModel(definition);
+  const names = flowInputs(definition);
+  if (model.kind === 'dict') {
+    return Object.fromEntries(names.map((name) => [name, { type: undefined, required: false }]));
+  }
+  const properties = (model.schema.properties ?? {}) as Record<string, Record<string, unknown>>;
+  // The fields a kickoff without inputs leaves missing are the required ones, as checkFlowInputs finds them.
+  const missing = new Set(checkFlowInputs(definition, {}).missing);
+  return Object.fromEntries(
+    names.map((name) => {
+      const property = properties[name] ?? {};
+      const field: InputField = {
+        type: jsonType(property.type),
+        required: missing.has(name),
+        ...(typeof property.description === 'string' ? { description: property.description } : {}),
+      };
+      return [name, field];
+    }),
+  );
+}
+
+const jsonTypes = new Set(['string', 'number', 'integer', 'boolean', 'object', 'array']);
+
+function jsonType(type: unknown): InputField['type'] {
+  return typeof type === 'string' && jsonTypes.has(type) ? (type as InputField['type']) : undefined;
 }

@@ -1,6 +1,6 @@
 import type { CrewDefinition } from '../domain/crew.ts';
 import type { FlowDefinition } from '../flow/flow-definition.ts';
-import { flowInputs } from '../flow/flow-state.ts';
+import { flowInputFields, flowInputs } from '../flow/flow-state.ts';
 
 /**
  * A flow as the crew-shaped views see it (`/status` progress, `/crew`, the API description, A2A and MCP): one task
@@ -20,5 +20,6 @@ export function flowOutline(flow: FlowDefinition): CrewDefinition {
       humanInput: method.humanFeedback !== undefined,
     })),
     requiredInputs: flowInputs(flow),
+    inputFields: flowInputFields(flow),
   };
 }

@@ -138,7 +138,7 @@ export function createCrewMcpServer(options: CrewMcpServerOptions): McpServer {
     {
       title: `Run ${crew.name}`,
       description:
-        `Starts an execution of the crew "${crew.name}" (tasks: ${crew.tasks.map((task) => task.name).join(', ')}) ` +
+        `Starts an execution of "${crew.name}" (${crew.inputFields === undefined ? 'tasks' : 'flow methods'}: ${crew.tasks.map((task) => task.name).join(', ')}) ` +
         'and waits for it to finish or pause for review. Answers its status: on SUCCESS the result; on PAUSED ' +
         'pending_human_input (task_id, output) to answer with resume; otherwise kickoff_id and state to follow ' +
         'with status. meta and the webhook arguments are those of POST /kickoff.',
@@ -153,10 +153,14 @@ export function createCrewMcpServer(options: CrewMcpServerOptions): McpServer {
     },
     (args: Record<string, unknown>, extra) =>
       run(async () => {
-        const missing = inputNames.filter((name) => typeof args[name] !== 'string');
-        if (missing.length > 0) throw new MissingInputsError(missing);
+        // A crew's placeholders all need text; a flow's typed fields are checked by the flow, as at POST /kickoff.
+        const fields = crew.inputFields;
+        if (fields === undefined) {
+          const missing = inputNames.filter((name) => typeof args[name] !== 'string');
+          if (missing.length > 0) throw new MissingInputsError(missing);
+        }
         const inputs: Record<string, unknown> = {};
-        for (const name of inputNames) inputs[name] = args[name];
+        for (const name of inputNames) if (args[name] !== undefined) inputs[name] = args[name];
         if (jsonBytes(inputs) > requestFieldLimits.inputsBytes) {
           throw new CrewdError(
             'VALIDATION_ERROR',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { CrewDefinition } from '../../domain/crew.ts';
+import type { CrewDefinition, InputField } from '../../domain/crew.ts';
 import { kickoffBodySchema, requestFieldLimits } from '../request-schemas.ts';
 import { statusViewSchema } from '../response-schemas.ts';
 
@@ -83,17 +83,48 @@ export interface KickoffToolInput {
   readonly extras: ReadonlySet<KickoffExtra>;
 }
 
+/**
+ * A crew's placeholder: listed as a required string; one missing (or not a string) reaches the tool as undefined,
+ * so it answers the contract's "Missing required inputs" with their names, as POST /kickoff does, rather than a
+ * parser's text.
+ */
+function placeholderInput(name: string): z.ZodType {
+  return z
+    .string()
+    .catch(undefined as unknown as string)
+    .describe(`Replaces {${name}} in the crew's agents and tasks`);
+}
+
+/**
+ * A field of a flow's state, typed as its schema types it (any JSON value where it names no type) and optional
+ * where a default fills it; a value of another type is refused by the tool's schema, naming the field.
+ */
+function typedInput(name: string, field: InputField): z.ZodType {
+  const base =
+    field.type === 'string'
+      ? z.string()
+      : field.type === 'number'
+        ? z.number()
+        : field.type === 'integer'
+          ? z.number().int()
+          : field.type === 'boolean'
+            ? z.boolean()
+            : field.type === 'object'
+              ? z.record(z.string(), z.unknown())
+              : field.type === 'array'
+                ? z.array(z.unknown())
+                : z.unknown();
+  const described = base.describe(field.description ?? `The flow state's field ${name}`);
+  return field.required ? described : described.optional();
+}
+
 /** The kickoff tool's input schema for a crew version. */
 export function kickoffToolInput(crew: CrewDefinition): KickoffToolInput {
   const inputNames = crew.requiredInputs;
   const inputShape: Record<string, z.ZodType> = {};
   for (const name of inputNames) {
-    // Listed as a required string; one missing (or not a string) reaches the tool as undefined, so it answers the
-    // contract's "Missing required inputs" with their names, as POST /kickoff does, rather than a parser's text.
-    inputShape[name] = z
-      .string()
-      .catch(undefined as unknown as string)
-      .describe(`Replaces {${name}} in the crew's agents and tasks`);
+    const field = crew.inputFields?.[name];
+    inputShape[name] = field === undefined ? placeholderInput(name) : typedInput(name, field);
   }
   const extraShape: Record<string, z.ZodType> = {};
   const extras = new Set<KickoffExtra>();
