@@ -31,6 +31,8 @@ export type FlowJournalEntry =
       readonly method: string;
       readonly call: number;
       readonly feedback: string;
+      /** False when the reviewer rejected the output: a method without `emit` then runs again. Absent: approved. */
+      readonly approved?: boolean;
       readonly outcome: string | null;
       readonly at: string;
     }

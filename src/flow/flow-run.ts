@@ -1,7 +1,7 @@
 import type { JsonValue } from './cel-values.ts';
 import type { FlowDefinition, FlowMethodDefinition } from './flow-definition.ts';
 import { FlowMethodError } from './flow-errors.ts';
-import type { FlowRunDependencies } from './flow-action-context.ts';
+import type { FlowRunDependencies, ReviewRejection } from './flow-action-context.ts';
 import { directOrBranches, isMultiEventOr, mentions, satisfied } from './flow-conditions.ts';
 import type { FlowCondition } from './flow-schema.ts';
 import type { FlowBookkeeping, FlowJournal, FlowJournalEntry } from './flow-journal.ts';
@@ -293,9 +293,15 @@ export class FlowRun {
     race: Race | undefined,
     input: JsonValue | undefined,
   ): Promise<JsonValue> {
-    const call = (this.#executions.get(method.name) ?? 0) + 1;
-    this.#executions.set(method.name, call);
-    const recorded = this.#replay.get(`${method.name}#${call}`);
+    let call = this.#nextCall(method.name);
+    let recorded = this.#replay.get(`${method.name}#${call}`);
+    // Reviews that rejected the output of a method without `emit`: each rejected call is followed by another.
+    const rejections: ReviewRejection[] = [];
+    while (recorded?.completed === undefined && isRetried(method, recorded)) {
+      rejections.push({ output: recorded.action, feedback: recorded.feedback.feedback });
+      call = this.#nextCall(method.name);
+      recorded = this.#replay.get(`${method.name}#${call}`);
+    }
     if (recorded?.completed !== undefined) {
       if (race !== undefined) this.#claim(race, method.name);
       const entry = recorded.completed;
@@ -326,6 +332,7 @@ export class FlowRun {
           signal,
           dependencies: this.dependencies,
           ...(input === undefined ? {} : { input }),
+          ...(rejections.length === 0 ? {} : { rejections }),
           setState: (state) => {
             this.#state = state;
           },
@@ -384,6 +391,13 @@ export class FlowRun {
     return result;
   }
 
+  /** Numbers the next execution of `name` (its journal key); a retry after a rejected review is one too. */
+  #nextCall(name: string): number {
+    const call = (this.#executions.get(name) ?? 0) + 1;
+    this.#executions.set(name, call);
+    return call;
+  }
+
   #claim(race: Race, name: string): void {
     if (race.winner !== undefined && race.winner !== name) throw new RaceLost();
     race.winner = name;
@@ -404,6 +418,22 @@ export class FlowRun {
       callCounts: Object.fromEntries(this.#calls),
     };
   }
+}
+
+/**
+ * Whether a recorded call was rejected by its reviewer and so runs again: only a method without `emit` retries
+ * (with `emit`, the feedback picks the route whatever the reviewer approved).
+ */
+function isRetried(
+  method: FlowMethodDefinition,
+  recorded: Recorded | undefined,
+): recorded is Recorded & { action: JsonValue; feedback: NonNullable<Recorded['feedback']> } {
+  return (
+    method.humanFeedback !== undefined &&
+    method.humanFeedback.emit === undefined &&
+    recorded?.action !== undefined &&
+    recorded.feedback?.approved === false
+  );
 }
 
 function conditionsOf(method: FlowMethodDefinition): FlowCondition[] {
