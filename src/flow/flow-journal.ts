@@ -14,7 +14,10 @@ export interface FlowBookkeeping {
   readonly callCounts: Readonly<Record<string, number>>;
 }
 
-/** What a run records, in order. `call` numbers a method's executions from 1 within the run. */
+/**
+ * What a run records, in order. `call` numbers a method's executions from 1 within the run; a method run again
+ * because its reviewer rejected its output runs as its next call.
+ */
 export type FlowJournalEntry =
   | { readonly kind: 'flow-started'; readonly state: FlowState }
   /** A `human_feedback` method's action finished: kept so a resume does not run it again. */
