@@ -167,6 +167,36 @@ methods:
     expect(copy.recorded).toHaveLength(journal.recorded.length);
   });
 
+  it("gives a crew's retry the feedback on its last task, whose answer was the method's output", async () => {
+    const definition = flow(`
+name: CrewDrafting
+methods:
+  draft:
+    start: true
+    do:
+      call: crew
+      with:
+        llm: ${testModel}
+        agents: {writer: {role: Writer, goal: Write, backstory: Writes}}
+        tasks:
+          - {name: outline, description: Outline a slogan, expected_output: An outline, agent: writer}
+          - {name: write, description: Write the slogan, expected_output: A slogan, agent: writer}
+    human_feedback: {message: Good slogan?}
+`);
+    slogans();
+    const journal = new MemoryFlowJournal();
+    await harness.run(definition, { journal });
+    expect(await harness.run(definition, { journal, feedback: 'use a rhyme', rejected: true })).toMatchObject(
+      { status: 'paused', output: { raw: 'Slogan 4' } },
+    );
+    const [outline, write] = prompts().slice(2);
+    expect(outline).toContain('Outline a slogan');
+    expect(outline).not.toContain('use a rhyme');
+    expect(write).toContain('Write the slogan');
+    expect(write).toContain('use a rhyme');
+    expect(write).toContain('Slogan 2');
+  });
+
   it('runs an expression method again with the same inputs', async () => {
     const definition = flow(`
 name: Counter
