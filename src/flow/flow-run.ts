@@ -272,10 +272,7 @@ export class FlowRun {
       );
       if (!fedOnlyHere) continue;
       // On a replay the recorded winner wins again; the others are not started at all.
-      const recorded = racers.filter(
-        (racer) =>
-          this.#replay.get(`${racer.name}#${(this.#executions.get(racer.name) ?? 0) + 1}`)?.completed,
-      );
+      const recorded = racers.filter((racer) => this.#completesOnReplay(racer));
       if (recorded.length > 0)
         for (const racer of racers) if (!recorded.includes(racer)) skip.add(racer.name);
       const race: Race = { winner: undefined, controllers: new Map() };
@@ -389,6 +386,17 @@ export class FlowRun {
     });
     this.onEvent({ type: 'method-end', method: method.name, result, replayed: false });
     return result;
+  }
+
+  /** Whether the journal holds the next execution of `method` as completed, past calls its reviewers rejected. */
+  #completesOnReplay(method: FlowMethodDefinition): boolean {
+    let call = (this.#executions.get(method.name) ?? 0) + 1;
+    let recorded = this.#replay.get(`${method.name}#${call}`);
+    while (recorded?.completed === undefined && isRetried(method, recorded)) {
+      call += 1;
+      recorded = this.#replay.get(`${method.name}#${call}`);
+    }
+    return recorded?.completed !== undefined;
   }
 
   /** Numbers the next execution of `name` (its journal key); a retry after a rejected review is one too. */

@@ -197,6 +197,32 @@ methods:
     expect(write).toContain('Slogan 2');
   });
 
+  it('replays a race won by a retried method without starting the racer it beat', async () => {
+    const definition = flow(`
+name: Race
+methods:
+  begin: {start: true, do: {call: expression, expr: "'go'"}}
+  quick: {listen: begin, do: {call: expression, expr: "'quick'"}, human_feedback: {message: Fine?}}
+  slow:
+    listen: begin
+    do: {call: agent, with: {role: Writer, goal: Write, backstory: Writes, input: "Take your time"}}
+  after: {listen: {or: [quick, slow]}, do: {call: expression, expr: "'after ' + outputs.quick.output"}}
+`);
+    slogans();
+    const journal = new MemoryFlowJournal();
+    await harness.run(definition, { journal });
+    await harness.run(definition, { journal, feedback: 'again', rejected: true });
+    expect(await harness.run(definition, { journal, feedback: 'fine' })).toMatchObject({
+      status: 'completed',
+      result: 'after quick',
+    });
+    const copy = new MemoryFlowJournal();
+    for (const entry of journal.recorded) await copy.append(entry);
+    harness.started.length = 0;
+    expect(await harness.run(definition, { journal: copy })).toMatchObject({ result: 'after quick' });
+    expect(harness.started).toEqual([]);
+  });
+
   it('runs an expression method again with the same inputs', async () => {
     const definition = flow(`
 name: Counter
