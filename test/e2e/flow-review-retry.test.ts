@@ -8,6 +8,8 @@ import {
 } from '../support/fake-openai-server.ts';
 import { startScriptedReceiver, type ScriptedReceiver } from '../support/scripted-receiver.ts';
 import { apiClient, startCrewd } from '../support/crewd.ts';
+import { movableClock } from '../support/movable-clock.ts';
+import { until, hangAfterMs } from '../support/until.ts';
 import { userCrew } from '../support/user-crew.ts';
 
 /** Each draft is numbered, so a retried one is told apart from the first. */
@@ -18,6 +20,7 @@ let model: FakeOpenAIServer;
 let receiver: ScriptedReceiver;
 let crewd: RunningServer;
 let api: ReturnType<typeof apiClient>;
+const clock = movableClock();
 
 beforeAll(async () => {
   model = await startFakeOpenAI({ respond: () => ({ content: `Draft number ${(drafts += 1)}.` }) });
@@ -25,6 +28,8 @@ beforeAll(async () => {
   crewd = await startCrewd({
     crewDir: userCrew(join(import.meta.dirname, 'flows', 'retry-flow')),
     modelUrl: model.url,
+    clock: clock.now,
+    env: { CREWD_CLAIM_SCAN_MS: '50' },
   });
   api = apiClient(crewd.url);
 });
@@ -98,5 +103,22 @@ describe('rejecting the review of a flow method without outcomes', () => {
     expect((await api.post('/resume', answer)).body.status).toBe('retrying');
     const again = await api.waitForState(id, ['PAUSED']);
     expect(again.body.pending_human_input).toMatchObject({ attempt: 3 });
+  });
+
+  it("runs the method again on a deadline's rejection, with the deadline's feedback", async () => {
+    const kickoff = await api.post('/kickoff', {
+      inputs: { topic: 'rugs' },
+      humanInputDeadline: { after: '30m', onDeadline: { reject: 'Nobody looked at it' } },
+    });
+    const id = kickoff.body.kickoff_id as string;
+    await api.waitForState(id, ['PAUSED']);
+    const before = chatCalls().length;
+    clock.advance(30 * 60_000);
+    await until(async () => {
+      const status = await api.get(`/status/${id}`);
+      return status.body.pending_human_input?.attempt === 2;
+    }, hangAfterMs);
+    expect(chatCalls()).toHaveLength(before + 1);
+    expect(messagesOf(chatCalls().at(-1)!)).toContain('Nobody looked at it');
   });
 });
