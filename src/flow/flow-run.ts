@@ -272,7 +272,7 @@ export class FlowRun {
       );
       if (!fedOnlyHere) continue;
       // On a replay the recorded winner wins again; the others are not started at all.
-      const recorded = racers.filter((racer) => this.#completesOnReplay(racer));
+      const recorded = racers.filter((racer) => this.#nextCall(racer).recorded?.completed);
       if (recorded.length > 0)
         for (const racer of racers) if (!recorded.includes(racer)) skip.add(racer.name);
       const race: Race = { winner: undefined, controllers: new Map() };
@@ -290,15 +290,8 @@ export class FlowRun {
     race: Race | undefined,
     input: JsonValue | undefined,
   ): Promise<JsonValue> {
-    let call = this.#nextCall(method.name);
-    let recorded = this.#replay.get(`${method.name}#${call}`);
-    // Reviews that rejected the output of a method without `emit`: each rejected call is followed by another.
-    const rejections: ReviewRejection[] = [];
-    while (recorded?.completed === undefined && isRetried(method, recorded)) {
-      rejections.push({ output: recorded.action, feedback: recorded.feedback.feedback });
-      call = this.#nextCall(method.name);
-      recorded = this.#replay.get(`${method.name}#${call}`);
-    }
+    const { call, recorded, rejections } = this.#nextCall(method);
+    this.#executions.set(method.name, call);
     if (recorded?.completed !== undefined) {
       if (race !== undefined) this.#claim(race, method.name);
       const entry = recorded.completed;
@@ -388,22 +381,24 @@ export class FlowRun {
     return result;
   }
 
-  /** Whether the journal holds the next execution of `method` as completed, past calls its reviewers rejected. */
-  #completesOnReplay(method: FlowMethodDefinition): boolean {
+  /**
+   * The next execution of `method` and what the journal holds of it. A call whose reviewer rejected the output of a
+   * method without `emit` is followed by another: those calls are passed, their rejections collected.
+   */
+  #nextCall(method: FlowMethodDefinition): {
+    call: number;
+    recorded: Recorded | undefined;
+    rejections: ReviewRejection[];
+  } {
     let call = (this.#executions.get(method.name) ?? 0) + 1;
     let recorded = this.#replay.get(`${method.name}#${call}`);
+    const rejections: ReviewRejection[] = [];
     while (recorded?.completed === undefined && isRetried(method, recorded)) {
+      rejections.push({ output: recorded.action, feedback: recorded.feedback.feedback });
       call += 1;
       recorded = this.#replay.get(`${method.name}#${call}`);
     }
-    return recorded?.completed !== undefined;
-  }
-
-  /** Numbers the next execution of `name` (its journal key); a retry after a rejected review is one too. */
-  #nextCall(name: string): number {
-    const call = (this.#executions.get(name) ?? 0) + 1;
-    this.#executions.set(name, call);
-    return call;
+    return { call, recorded, rejections };
   }
 
   #claim(race: Race, name: string): void {
