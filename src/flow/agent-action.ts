@@ -7,6 +7,7 @@ import type { JsonValue } from './cel-values.ts';
 import type { AgentActionDefinition } from './flow-definition.ts';
 import { FlowMethodError } from './flow-errors.ts';
 import type { ActionContext } from './flow-action-context.ts';
+import { actionCheckpoint } from './action-checkpoint.ts';
 import { crewOutputOf, validatedEntry } from './crew-output.ts';
 import { renderTemplated } from './templated-value.ts';
 import { withRegistryToolNames } from './flow-tool-reference.ts';
@@ -60,7 +61,7 @@ export async function runAgentAction(
     executionId: context.dependencies.executionId,
     crew: kickoff,
     inputs: {},
-    checkpoint: context.dependencies.checkpointOf?.(context.method) ?? { outputs: [], feedback: [] },
+    checkpoint: actionCheckpoint(context, kickoff),
     models: context.dependencies.models,
     tools: context.dependencies.tools,
     defaultModel: context.dependencies.defaultModel,

@@ -15,6 +15,7 @@ import type { JsonValue } from './cel-values.ts';
 import type { CrewActionDefinition } from './flow-definition.ts';
 import { FlowMethodError } from './flow-errors.ts';
 import type { ActionContext } from './flow-action-context.ts';
+import { actionCheckpoint } from './action-checkpoint.ts';
 import { crewOutputOf, validatedEntry } from './crew-output.ts';
 import { renderTemplated } from './templated-value.ts';
 import { flowToolName, withRegistryToolNames } from './flow-tool-reference.ts';
@@ -51,7 +52,7 @@ export async function runCrewAction(
     executionId: context.dependencies.executionId,
     crew,
     inputs,
-    checkpoint: context.dependencies.checkpointOf?.(context.method) ?? { outputs: [], feedback: [] },
+    checkpoint: actionCheckpoint(context, crew),
     models: context.dependencies.models,
     tools: context.dependencies.tools,
     defaultModel: context.dependencies.defaultModel,

@@ -51,6 +51,17 @@ export interface ActionContext {
   readonly dependencies: FlowRunDependencies;
   /** What the method that triggered this one returned (crewAI passes it to `code` refs and scripts' `input`). */
   readonly input?: JsonValue;
+  /**
+   * The reviews that rejected this method's earlier outputs in this execution, oldest first: the method runs again
+   * with them as context. Absent on a first run.
+   */
+  readonly rejections?: readonly ReviewRejection[];
   /** Replaces the flow's state: `code` refs and scripts change it, as they change crewAI's live state. */
   readonly setState?: (state: FlowState) => void;
+}
+
+/** A reviewer's rejection of a `human_feedback` method's output: what it produced and what the reviewer said. */
+export interface ReviewRejection {
+  readonly output: JsonValue;
+  readonly feedback: string;
 }

@@ -14,7 +14,10 @@ export interface FlowBookkeeping {
   readonly callCounts: Readonly<Record<string, number>>;
 }
 
-/** What a run records, in order. `call` numbers a method's executions from 1 within the run. */
+/**
+ * What a run records, in order. `call` numbers a method's executions from 1 within the run; a method run again
+ * because its reviewer rejected its output runs as its next call.
+ */
 export type FlowJournalEntry =
   | { readonly kind: 'flow-started'; readonly state: FlowState }
   /** A `human_feedback` method's action finished: kept so a resume does not run it again. */
@@ -31,6 +34,8 @@ export type FlowJournalEntry =
       readonly method: string;
       readonly call: number;
       readonly feedback: string;
+      /** False when the reviewer rejected the output: a method without `emit` then runs again. Absent: approved. */
+      readonly approved?: boolean;
       readonly outcome: string | null;
       readonly at: string;
     }

@@ -1,7 +1,7 @@
 import type { JsonValue } from './cel-values.ts';
 import type { FlowDefinition, FlowMethodDefinition } from './flow-definition.ts';
 import { FlowMethodError } from './flow-errors.ts';
-import type { FlowRunDependencies } from './flow-action-context.ts';
+import type { FlowRunDependencies, ReviewRejection } from './flow-action-context.ts';
 import { directOrBranches, isMultiEventOr, mentions, satisfied } from './flow-conditions.ts';
 import type { FlowCondition } from './flow-schema.ts';
 import type { FlowBookkeeping, FlowJournal, FlowJournalEntry } from './flow-journal.ts';
@@ -272,10 +272,7 @@ export class FlowRun {
       );
       if (!fedOnlyHere) continue;
       // On a replay the recorded winner wins again; the others are not started at all.
-      const recorded = racers.filter(
-        (racer) =>
-          this.#replay.get(`${racer.name}#${(this.#executions.get(racer.name) ?? 0) + 1}`)?.completed,
-      );
+      const recorded = racers.filter((racer) => this.#nextCall(racer).recorded?.completed);
       if (recorded.length > 0)
         for (const racer of racers) if (!recorded.includes(racer)) skip.add(racer.name);
       const race: Race = { winner: undefined, controllers: new Map() };
@@ -293,9 +290,8 @@ export class FlowRun {
     race: Race | undefined,
     input: JsonValue | undefined,
   ): Promise<JsonValue> {
-    const call = (this.#executions.get(method.name) ?? 0) + 1;
+    const { call, recorded, rejections } = this.#nextCall(method);
     this.#executions.set(method.name, call);
-    const recorded = this.#replay.get(`${method.name}#${call}`);
     if (recorded?.completed !== undefined) {
       if (race !== undefined) this.#claim(race, method.name);
       const entry = recorded.completed;
@@ -326,6 +322,7 @@ export class FlowRun {
           signal,
           dependencies: this.dependencies,
           ...(input === undefined ? {} : { input }),
+          ...(rejections.length === 0 ? {} : { rejections }),
           setState: (state) => {
             this.#state = state;
           },
@@ -384,6 +381,26 @@ export class FlowRun {
     return result;
   }
 
+  /**
+   * The next execution of `method` and what the journal holds of it. A call whose reviewer rejected the output of a
+   * method without `emit` is followed by another: those calls are passed, their rejections collected.
+   */
+  #nextCall(method: FlowMethodDefinition): {
+    call: number;
+    recorded: Recorded | undefined;
+    rejections: ReviewRejection[];
+  } {
+    let call = (this.#executions.get(method.name) ?? 0) + 1;
+    let recorded = this.#replay.get(`${method.name}#${call}`);
+    const rejections: ReviewRejection[] = [];
+    while (recorded?.completed === undefined && isRetried(method, recorded)) {
+      rejections.push({ output: recorded.action, feedback: recorded.feedback.feedback });
+      call += 1;
+      recorded = this.#replay.get(`${method.name}#${call}`);
+    }
+    return { call, recorded, rejections };
+  }
+
   #claim(race: Race, name: string): void {
     if (race.winner !== undefined && race.winner !== name) throw new RaceLost();
     race.winner = name;
@@ -404,6 +421,22 @@ export class FlowRun {
       callCounts: Object.fromEntries(this.#calls),
     };
   }
+}
+
+/**
+ * Whether a recorded call was rejected by its reviewer and so runs again: only a method without `emit` retries
+ * (with `emit`, the feedback picks the route whatever the reviewer approved).
+ */
+function isRetried(
+  method: FlowMethodDefinition,
+  recorded: Recorded | undefined,
+): recorded is Recorded & { action: JsonValue; feedback: NonNullable<Recorded['feedback']> } {
+  return (
+    method.humanFeedback !== undefined &&
+    method.humanFeedback.emit === undefined &&
+    recorded?.action !== undefined &&
+    recorded.feedback?.approved === false
+  );
 }
 
 function conditionsOf(method: FlowMethodDefinition): FlowCondition[] {

@@ -39,6 +39,11 @@ export interface RunFlowOptions {
   readonly inputs?: Readonly<Record<string, unknown>>;
   /** The answer to the pending review: the run goes on from the paused method. */
   readonly feedback?: string;
+  /**
+   * The reviewer rejected the output with `feedback`: a method without `emit` runs again with the feedback as
+   * context and waits for review once more. With `emit` the feedback picks the outcome either way.
+   */
+  readonly rejected?: boolean;
   readonly onEvent?: (event: FlowEvent) => void;
   /** Problems crewAI only logs (a state schema it cannot build, …). */
   readonly warn?: (message: string) => void;
@@ -63,7 +68,7 @@ export async function runFlow(options: RunFlowOptions): Promise<FlowOutcome> {
     state = started.state;
   }
   if (options.feedback !== undefined)
-    entries.push(await answerReview(definition, journal, entries, options.feedback, dependencies));
+    entries.push(await answerReview(definition, journal, entries, options, dependencies));
   const run = new FlowRun(definition, state, journal, dependencies, entries, options.onEvent);
   try {
     await run.start();
@@ -102,9 +107,10 @@ async function answerReview(
   definition: FlowDefinition,
   journal: FlowJournal,
   entries: readonly FlowJournalEntry[],
-  feedback: string,
+  answer: { readonly feedback?: string; readonly rejected?: boolean },
   dependencies: FlowRunDependencies,
 ): Promise<FlowJournalEntry> {
+  const feedback = answer.feedback ?? '';
   const pending = pendingReview(entries);
   const method = pending === undefined ? undefined : definition.methods.get(pending.method);
   if (pending === undefined || method?.humanFeedback === undefined) {
@@ -121,6 +127,7 @@ async function answerReview(
     method: pending.method,
     call: pending.call,
     feedback,
+    ...(answer.rejected === true ? { approved: false } : {}),
     outcome,
     at: (dependencies.clock?.() ?? new Date()).toISOString(),
   };

@@ -290,7 +290,7 @@ export class DurableExecutionService implements ExecutionService {
         ? await this.#answerReview(execution, pending, feedback, webhooks)
         : await this.#answerBudget(execution, pending, feedback, webhooks);
     if (answered === null) throw notPending();
-    return unit?.kind === 'flow' ? flowResumed(pending) : answered;
+    return unit?.kind === 'flow' ? flowResumed(pending, feedback.approved) : answered;
   }
 
   /**
@@ -617,8 +617,13 @@ function visibleTo(execution: Execution, caller: Caller): boolean {
   return caller.kind === 'org' || execution.owner.userId === caller.userId;
 }
 
-/** What `/resume` answers for a flow: its run goes on from the review, the feedback deciding the route. */
-function flowResumed(pending: PendingHumanInput): ResumeResult {
+/**
+ * What `/resume` answers for a flow: a rejection of a method without `emit` runs the method again; otherwise its run
+ * goes on from the review, the feedback deciding the route.
+ */
+function flowResumed(pending: PendingHumanInput, approved: boolean): ResumeResult {
+  if (!approved && pending.review?.emit === undefined)
+    return { status: 'retrying', message: `Feedback received; method '${pending.taskId}' will run again` };
   return {
     status: 'resumed',
     message: `Feedback received; the flow goes on from '${pending.taskId}'`,

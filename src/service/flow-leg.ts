@@ -26,14 +26,14 @@ export interface FlowLegOptions {
 
 /**
  * Runs one leg of a flow execution: from its start, from a restart (completed methods replay from the journal in
- * the store, none runs again), or from a resume (the review's feedback is answered first). Ends with the
+ * the store, none runs again), or from a resume (the review's answer is given first; a rejection of a method without `emit` runs it again). Ends with the
  * execution PAUSED on a `human_feedback` method or SUCCESS; rejects when a method fails.
  */
 export async function runFlowLeg(options: FlowLegOptions): Promise<FlowOutcome> {
   const { leg, unit, signal } = options;
   const execution = leg.execution;
   const journal = new StoreFlowJournal(leg);
-  const feedback = answerWaiting(execution);
+  const answer = answerWaiting(execution);
   let cut = options.checkpoint;
   // Given once: to the first crew or agent the method runs again.
   const checkpointOf = (method: string) => {
@@ -57,7 +57,7 @@ export async function runFlowLeg(options: FlowLegOptions): Promise<FlowOutcome> 
       ...(options.warn === undefined ? {} : { onWarning: options.warn }),
     },
     inputs: execution.inputs,
-    ...(feedback === undefined ? {} : { feedback }),
+    ...answer,
     onEvent: (event) => journal.report(event, methodEventWrite(event)),
     ...(options.warn === undefined ? {} : { warn: options.warn }),
   });
@@ -72,15 +72,15 @@ export async function runFlowLeg(options: FlowLegOptions): Promise<FlowOutcome> 
   return outcome;
 }
 
-/** The feedback a resume gave to the review the journal waits on; undefined when none waits or none was given. */
-function answerWaiting(execution: Execution): string | undefined {
+/** The answer a resume gave to the review the journal waits on; undefined when none waits or none was given. */
+function answerWaiting(execution: Execution): { feedback: string; rejected: boolean } | undefined {
   const entries = journalEntries(execution);
   const waiting = pendingReview(entries);
   if (waiting === undefined) return undefined;
   const given = execution.feedback.findLast(
     (feedback) => feedback.taskId === waiting.method && feedback.attempt === waiting.call,
   );
-  return given?.text;
+  return given === undefined ? undefined : { feedback: given.text, rejected: !given.approved };
 }
 
 /** The journal as the flow layer wrote it (the store keeps its entries opaque). */

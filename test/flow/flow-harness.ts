@@ -24,7 +24,12 @@ export interface FlowHarness {
   readonly started: string[];
   run(
     definition: FlowDefinition,
-    options?: { inputs?: Record<string, unknown>; journal?: MemoryFlowJournal; feedback?: string },
+    options?: {
+      inputs?: Record<string, unknown>;
+      journal?: MemoryFlowJournal;
+      feedback?: string;
+      rejected?: boolean;
+    },
   ): Promise<FlowOutcome>;
 }
 
@@ -67,6 +72,7 @@ export function useFlowHarness(): FlowHarness {
         },
         ...(options.inputs === undefined ? {} : { inputs: options.inputs }),
         ...(options.feedback === undefined ? {} : { feedback: options.feedback }),
+        ...(options.rejected === undefined ? {} : { rejected: options.rejected }),
         onEvent: (event: FlowEvent) => {
           if (event.type === 'method-start') started.push(event.method);
         },
