@@ -13,13 +13,19 @@ import { userCrew } from '../support/user-crew.ts';
 
 const reviewFlow = join(import.meta.dirname, '..', 'e2e', 'flows', 'review-flow');
 
+let releaseHeldDraft: () => void = () => undefined;
+/** A draft about "clocks" is held until the test lets it go, so the page can be read while the method runs. */
+const heldDraft = new Promise<void>((resolve) => {
+  releaseHeldDraft = resolve;
+});
+
 /** The draft names its topic; free-text feedback on the review is matched to needs_changes. */
 function answer(request: RecordedRequest) {
   const text = JSON.stringify(request.body.messages);
   if (text.includes('determine which outcome best matches'))
     return { content: '{"outcome": "needs_changes"}' };
   const topic = /Draft one line about ([^.]+) for/.exec(text)?.[1] ?? 'something';
-  return { content: `A draft about ${topic}.` };
+  return { content: `A draft about ${topic}.`, ...(topic === 'clocks' ? { heldUntil: heldDraft } : {}) };
 }
 
 let model: FakeOpenAIServer;
@@ -33,6 +39,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
+  releaseHeldDraft();
   await browser?.close();
   await crewd?.close();
   await model?.close();
@@ -134,6 +141,27 @@ describe("the console's view of a flow execution", () => {
         'draft done',
         'review done',
         'send_back done',
+      ]);
+      expect(errors).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('shows the method running now, then the route as the flow moves on', async () => {
+    const kickoff = await apiClient(crewd.url).post('/kickoff', { inputs: { topic: 'clocks' } });
+    expect(kickoff.status).toBe(200);
+    const id = kickoff.body.kickoff_id as string;
+    const { page, errors, close } = await signIn();
+    try {
+      await page.goto(`${crewd.url}/console/#/executions/${encodeURIComponent(id)}`);
+      await routeOf(page).getByRole('listitem', { name: 'draft: running' }).waitFor();
+      expect(await routeOf(page).getByRole('listitem').allTextContents()).toEqual(['draft running']);
+      releaseHeldDraft();
+      await routeOf(page).getByRole('listitem', { name: 'review: waiting for review' }).waitFor();
+      expect(await routeOf(page).getByRole('listitem').allTextContents()).toEqual([
+        'draft done',
+        'review waiting for review',
       ]);
       expect(errors).toEqual([]);
     } finally {
