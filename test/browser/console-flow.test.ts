@@ -168,4 +168,23 @@ describe("the console's view of a flow execution", () => {
       await close();
     }
   });
+
+  it("kicks off a flow from the console's form, with its state's fields as inputs", async () => {
+    const { page, errors, close } = await signIn();
+    try {
+      await page.getByRole('link', { name: 'Kick off' }).click();
+      await page.getByLabel('topic').fill('vases');
+      // The form asks for every field it is given, defaulted ones too: GET /crew does not tell them apart.
+      await page.getByLabel('audience').fill('potters');
+      await page.getByRole('button', { name: 'Kick off' }).click();
+      await page.waitForURL(/#\/executions\/[^/]+$/);
+      const id = decodeURIComponent(new URL(page.url()).hash.replace('#/executions/', ''));
+      await routeOf(page).getByRole('listitem', { name: 'review: waiting for review' }).waitFor();
+      const status = await apiClient(crewd.url).get(`/status/${id}`);
+      expect(status.body.flow_state).toMatchObject({ topic: 'vases', audience: 'potters' });
+      expect(errors).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
 });
