@@ -5,12 +5,13 @@ import { isFinished } from './api-types.ts';
 import type { Delivery, ExecutionDetail, StepPayload } from './api-types.ts';
 import { DeliveryTable } from './delivery-table.tsx';
 import { followEvents } from './event-stream.ts';
+import { FlowRoute, flowProgressOf } from './flow-route.tsx';
 import { duration, shortId, time } from './format.ts';
 import { usePolled } from './hooks.ts';
 import { JsonTree } from './json-tree.tsx';
 import { Markdown } from './markdown.tsx';
 import { OutputFiles } from './output-files.tsx';
-import { ReviewCard } from './review-card.tsx';
+import { ReviewCard, choicesOf } from './review-card.tsx';
 import { StateBadge } from './state-badge.tsx';
 import { StepList } from './step-list.tsx';
 
@@ -85,6 +86,7 @@ export function ExecutionPage({ client, id }: { client: ApiClient; id: string })
     }
   };
   const pending = detail.pending_human_input;
+  const flow = flowProgressOf(detail);
 
   return (
     <article aria-labelledby="execution-title">
@@ -143,6 +145,7 @@ export function ExecutionPage({ client, id }: { client: ApiClient; id: string })
               taskId: pending.task_id,
               attempt: pending.attempt,
               output: pending.output,
+              ...choicesOf(pending),
             }}
             earlierFeedback={detail.feedback.filter((given) => given.task_id === pending.task_id)}
             onAnswered={loaded.reload}
@@ -150,8 +153,14 @@ export function ExecutionPage({ client, id }: { client: ApiClient; id: string })
         </section>
       )}
 
-      <h2>Tasks</h2>
-      <TaskTimeline detail={detail} steps={steps} />
+      {flow === null ? (
+        <>
+          <h2>Tasks</h2>
+          <TaskTimeline detail={detail} steps={steps} />
+        </>
+      ) : (
+        <FlowRoute progress={flow} />
+      )}
 
       {detail.state === 'SUCCESS' && detail.result !== null ? (
         <section class="box" aria-labelledby="result-title">

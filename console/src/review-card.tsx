@@ -9,7 +9,27 @@ export interface Review {
   readonly taskId: string;
   readonly attempt: number;
   readonly output: string;
+  /** A flow method's review: the question it asks (its human_feedback message). */
+  readonly message?: string;
+  /** A flow method's review: the outcomes it routes on, each offered as a choice. */
+  readonly outcomes?: readonly string[];
 }
+
+/** The question and outcomes of a pending review, present when a flow method asks it (a crew's task has none). */
+export function choicesOf(pending: {
+  message?: string | undefined;
+  emit?: readonly string[] | undefined;
+}): Pick<Review, 'message' | 'outcomes'> {
+  if (pending.emit === undefined) return {};
+  return { outcomes: pending.emit, ...(pending.message === undefined ? {} : { message: pending.message }) };
+}
+
+/** How an answer is sent: approve or reject a crew's task, or pick one of a flow method's outcomes. */
+type Answer =
+  | { readonly kind: 'approve' }
+  | { readonly kind: 'reject' }
+  | { readonly kind: 'outcome'; readonly outcome: string }
+  | { readonly kind: 'flow-feedback' };
 
 type Outcome =
   | { readonly kind: 'idle' }
@@ -33,18 +53,29 @@ export function ReviewCard(props: {
   const fieldId = `feedback-${review.executionId}-${review.taskId}-${review.attempt}`;
   const Heading = props.headingLevel === 3 ? 'h3' : 'h2';
 
-  const answer = async (approve: boolean) => {
-    if (!approve && feedback.trim() === '') {
-      setOutcome({ kind: 'error', message: 'Write what should change before sending the output back.' });
+  const answer = async (given: Answer) => {
+    const needsText = given.kind === 'reject' || given.kind === 'flow-feedback';
+    if (needsText && feedback.trim() === '') {
+      setOutcome({
+        kind: 'error',
+        message:
+          given.kind === 'reject'
+            ? 'Write what should change before sending the output back.'
+            : 'Write your feedback before sending it, or pick an outcome.',
+      });
       return;
     }
     setOutcome({ kind: 'busy' });
     try {
-      await client.resume(review.executionId, review.taskId, feedback, approve);
-      setOutcome({
-        kind: 'done',
-        message: approve ? 'Approved.' : 'Sent back with your feedback; the task runs again.',
-      });
+      // A flow routes on the outcome named in the feedback; free text is matched to an outcome by the flow.
+      const text = given.kind === 'outcome' ? given.outcome : feedback;
+      await client.resume(
+        review.executionId,
+        review.taskId,
+        text,
+        given.kind !== 'reject' && given.kind !== 'flow-feedback',
+      );
+      setOutcome({ kind: 'done', message: doneMessage(given) });
     } catch (failure) {
       if (failure instanceof ApiError && failure.code === 'NOT_PENDING_HUMAN_INPUT')
         setOutcome({ kind: 'lost' });
@@ -61,6 +92,7 @@ export function ReviewCard(props: {
       <Heading>
         {review.taskId} <span class="muted">attempt {review.attempt}</span>
       </Heading>
+      {review.message === undefined ? null : <p class="question">{review.message}</p>}
       <div class="output">
         <Markdown text={review.output} />
       </div>
@@ -81,6 +113,20 @@ export function ReviewCard(props: {
       )}
       {answered ? null : (
         <div class="answer">
+          {review.outcomes === undefined ? null : (
+            <div class="buttons" role="group" aria-label="Outcomes">
+              {review.outcomes.map((choice) => (
+                <button
+                  key={choice}
+                  type="button"
+                  disabled={outcome.kind === 'busy'}
+                  onClick={() => void answer({ kind: 'outcome', outcome: choice })}
+                >
+                  {choice}
+                </button>
+              ))}
+            </div>
+          )}
           <label for={fieldId}>Feedback</label>
           <textarea
             id={fieldId}
@@ -88,19 +134,36 @@ export function ReviewCard(props: {
             value={feedback}
             onInput={(event) => setFeedback(event.currentTarget.value)}
           />
-          <div class="buttons">
-            <button type="button" disabled={outcome.kind === 'busy'} onClick={() => void answer(true)}>
-              Approve
-            </button>
-            <button
-              type="button"
-              class="secondary"
-              disabled={outcome.kind === 'busy'}
-              onClick={() => void answer(false)}
-            >
-              Reject with feedback
-            </button>
-          </div>
+          {review.outcomes === undefined ? (
+            <div class="buttons">
+              <button
+                type="button"
+                disabled={outcome.kind === 'busy'}
+                onClick={() => void answer({ kind: 'approve' })}
+              >
+                Approve
+              </button>
+              <button
+                type="button"
+                class="secondary"
+                disabled={outcome.kind === 'busy'}
+                onClick={() => void answer({ kind: 'reject' })}
+              >
+                Reject with feedback
+              </button>
+            </div>
+          ) : (
+            <div class="buttons">
+              <button
+                type="button"
+                class="secondary"
+                disabled={outcome.kind === 'busy'}
+                onClick={() => void answer({ kind: 'flow-feedback' })}
+              >
+                Send feedback
+              </button>
+            </div>
+          )}
         </div>
       )}
       <div role="status" aria-live="polite">
@@ -116,4 +179,17 @@ export function ReviewCard(props: {
       ) : null}
     </article>
   );
+}
+
+function doneMessage(given: Answer): string {
+  switch (given.kind) {
+    case 'approve':
+      return 'Approved.';
+    case 'reject':
+      return 'Sent back with your feedback; the task runs again.';
+    case 'outcome':
+      return `Answered ${given.outcome}; the flow goes on.`;
+    case 'flow-feedback':
+      return 'Sent your feedback; the flow goes on with the outcome it matches.';
+  }
 }
