@@ -330,14 +330,7 @@ export class DurableExecutionService implements ExecutionService {
     outbox: readonly NewOutboxMessage[] = [],
   ): Promise<ResumeResult | null> {
     const now = this.deps.clock();
-    const guard = {
-      executionId: execution.id,
-      fromStates: ['PAUSED'] as const,
-      expectPending: { taskId: pending.taskId, attempt: pending.attempt },
-      pending: null,
-      appendFeedback: feedback,
-      now,
-    };
+    const guard = answerGuard(execution, pending, feedback, now);
     // The tasks of the version the execution started on, whatever version is served now. A flow's review is
     // answered by its run (the feedback decides the outcome), so a flow always goes on running.
     const isFlow = this.deps.versions?.unitOf(execution.crewVersion).kind === 'flow';
@@ -414,14 +407,7 @@ export class DurableExecutionService implements ExecutionService {
     webhooks: WebhookTargets,
   ): Promise<ResumeResult | null> {
     const now = this.deps.clock();
-    const guard = {
-      executionId: execution.id,
-      fromStates: ['PAUSED'] as const,
-      expectPending: { taskId: pending.taskId, attempt: pending.attempt },
-      pending: null,
-      appendFeedback: feedback,
-      now,
-    };
+    const guard = answerGuard(execution, pending, feedback, now);
     if (!feedback.approved) {
       const reason = feedback.text.trim();
       const error = reason === '' ? 'The budget was not extended' : `The budget was not extended: ${reason}`;
@@ -641,5 +627,17 @@ function budgetOf(request: KickoffRequest, crew: CrewDefinition): { budget?: Bud
   return {
     ...(budget === undefined ? {} : { budget }),
     ...(daily === undefined ? {} : { dailyBudget: daily }),
+  };
+}
+
+/** The guard of a change answering the review `pending`: it applies only while that very review still waits. */
+function answerGuard(execution: Execution, pending: PendingHumanInput, feedback: HumanFeedback, now: Date) {
+  return {
+    executionId: execution.id,
+    fromStates: ['PAUSED'] as const,
+    expectPending: { taskId: pending.taskId, attempt: pending.attempt },
+    pending: null,
+    appendFeedback: feedback,
+    now,
   };
 }

@@ -77,37 +77,20 @@ export const eventRecord = {
   },
 
   humanInputRequested(output: TaskOutput): ExecutionLogEvent {
-    return {
-      type: 'human-input-request',
-      data: { task_id: output.taskId, output: output.output, attempt: output.attempt },
-    };
+    return humanInputRequest(output, {});
   },
 
   /** A budget pause: kept out of the step journal's way, as the task goes on from its steps once approved. */
   budgetReached(output: TaskOutput, reached: BudgetReached): ExecutionLogEvent {
-    return {
-      type: 'human-input-request',
-      data: {
-        task_id: output.taskId,
-        output: output.output,
-        attempt: output.attempt,
-        budget: budgetPauseFields(reached),
-      },
-    };
+    return humanInputRequest(output, { budget: budgetPauseFields(reached) });
   },
 
   /** A flow method waits for review: the human-input request, with what the reviewer is asked. */
   methodReviewRequested(output: TaskOutput, review: FlowReviewRequest): ExecutionLogEvent {
-    return {
-      type: 'human-input-request',
-      data: {
-        task_id: output.taskId,
-        output: output.output,
-        attempt: output.attempt,
-        message: review.message,
-        ...(review.emit === undefined ? {} : { emit: [...review.emit] }),
-      },
-    };
+    return humanInputRequest(output, {
+      message: review.message,
+      ...(review.emit === undefined ? {} : { emit: [...review.emit] }),
+    });
   },
 
   methodStarted(method: string): ExecutionLogEvent {
@@ -150,5 +133,16 @@ function guardrailFields(check: GuardrailCheck): ExecutionLogData<'guardrail-sta
     guardrail_type: check.guardrailType,
     guardrail: check.guardrail,
     retry_count: check.retryCount,
+  };
+}
+
+/** A review waits for a person: the task (or method) and its output, with what this kind of review adds. */
+function humanInputRequest(
+  output: TaskOutput,
+  extra: Partial<Pick<ExecutionLogData<'human-input-request'>, 'budget' | 'message' | 'emit'>>,
+): ExecutionLogEvent {
+  return {
+    type: 'human-input-request',
+    data: { task_id: output.taskId, output: output.output, attempt: output.attempt, ...extra },
   };
 }
