@@ -13,6 +13,8 @@ export class ExecutionTrace {
   readonly #execution: TraceSpan;
   readonly #executionId: string;
   #task: TraceSpan | undefined;
+  /** A flow's methods running now, by name: several run side by side when branches race or join. */
+  readonly #methods = new Map<string, TraceSpan>();
   #guardrail: TraceSpan | undefined;
   /** When the running task's last model call or tool call ended: the next tool call started then. */
   #lastStepEnd = new Date();
@@ -101,6 +103,29 @@ export class ExecutionTrace {
     }
   }
 
+  /**
+   * A flow's method started, finished or failed: a span `method <name>` under the execution, from start to end. The
+   * tasks of the crews and agents it runs are spans of the execution beside it.
+   */
+  method(event: MethodTraceEvent): void {
+    if (event.type === 'method-start') {
+      this.#methods.get(event.method)?.end();
+      this.#methods.set(
+        event.method,
+        this.tracing.startSpan(`method ${event.method}`, {
+          parent: this.#execution,
+          attributes: { ...this.#ids(), 'crewd.flow.method': event.method },
+        }),
+      );
+      return;
+    }
+    const span = this.#methods.get(event.method);
+    if (span === undefined) return;
+    if (event.type === 'method-fail') span.fail(event.error);
+    span.end();
+    this.#methods.delete(event.method);
+  }
+
   /** Ends the leg: PAUSED, a final state, or `stopped` when the process let go of it (cancel, shutdown). */
   end(state: ExecutionState | 'stopped', error?: string): void {
     if (error !== undefined) {
@@ -108,6 +133,8 @@ export class ExecutionTrace {
       this.#execution.fail(error);
     }
     this.#task?.end();
+    for (const span of this.#methods.values()) span.end();
+    this.#methods.clear();
     this.#execution.setAttributes({ 'crewd.execution.state': state });
     this.#execution.end();
   }
@@ -141,6 +168,11 @@ export class ExecutionTrace {
     return { 'crewd.execution.id': this.#executionId };
   }
 }
+
+/** What a flow run tells of its methods, as the trace records them. */
+export type MethodTraceEvent =
+  | { readonly type: 'method-start' | 'method-end'; readonly method: string }
+  | { readonly type: 'method-fail'; readonly method: string; readonly error: string };
 
 /** Tokens, and the cost at the price table's prices: known, or marked unknown when a model had no price. */
 function usageAttributes(usage: TokenUsage) {

@@ -212,6 +212,7 @@ export class ExecutionRunner {
         traced?.record(event);
         return leg.record(event, this.#shuttingDown);
       },
+      onMethodEvent: (event) => traced?.method(event),
     });
     return outcome.status;
   }

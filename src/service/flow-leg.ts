@@ -6,6 +6,7 @@ import { emptyUsage } from '../domain/usage.ts';
 import type { JsonValue } from '../flow/cel-values.ts';
 import type { FlowEvent } from '../flow/flow-run.ts';
 import { runFlow, pendingReview, type FlowOutcome } from '../flow/run-flow.ts';
+import type { MethodTraceEvent } from '../observability/execution-trace.ts';
 import { eventRecord } from './event-records.ts';
 import type { ExecutionLeg } from './execution-leg.ts';
 import type { FlowCheckpoint } from './read-flow-checkpoint.ts';
@@ -20,6 +21,8 @@ export interface FlowLegOptions {
   /** Each event of the crews and agents the flow's methods run: written as a crew's are. */
   readonly onEngineEvent: (event: EngineEvent) => Promise<void>;
   readonly warn?: (message: string) => void;
+  /** Each method's start, end and failure (with crewd's message for it), for the execution's trace. */
+  readonly onMethodEvent?: (event: MethodTraceEvent) => void;
   /** The method in flight when the last process stopped: its crew goes on from its last completed step. */
   readonly checkpoint?: FlowCheckpoint;
 }
@@ -58,7 +61,14 @@ export async function runFlowLeg(options: FlowLegOptions): Promise<FlowOutcome> 
     },
     inputs: execution.inputs,
     ...answer,
-    onEvent: (event) => journal.report(event, methodEventWrite(event)),
+    onEvent: (event) => {
+      options.onMethodEvent?.(
+        event.type === 'method-fail'
+          ? { type: event.type, method: event.method, error: messageOf(event.error) }
+          : { type: event.type, method: event.method },
+      );
+      journal.report(event, methodEventWrite(event));
+    },
     ...(options.warn === undefined ? {} : { warn: options.warn }),
   });
   signal.throwIfAborted();
