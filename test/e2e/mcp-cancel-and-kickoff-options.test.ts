@@ -1,6 +1,5 @@
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/main.ts';
@@ -12,7 +11,8 @@ import { startFakeOpenAI, type FakeOpenAIServer } from '../support/fake-openai-s
 import { HeldPrompts } from '../support/held-prompts.ts';
 import { heldNumberedAnswers } from '../support/model-requests.ts';
 import { startScriptedReceiver, type ScriptedReceiver } from '../support/scripted-receiver.ts';
-import { hangAfterMs, until } from '../support/until.ts';
+import { until } from '../support/until.ts';
+import { callMcpTool, connectMcp, errorBody, structured } from '../support/mcp-client.ts';
 import { userCrew } from '../support/user-crew.ts';
 
 const held = new HeldPrompts();
@@ -49,12 +49,7 @@ afterAll(async () => {
 });
 
 async function connect(server: RunningServer, token: string = testToken): Promise<Client> {
-  const client = new Client({ name: 'crewd-test', version: '1.0.0' });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
-      requestInit: { headers: { authorization: `Bearer ${token}` } },
-    }),
-  );
+  const client = await connectMcp(server.url, token);
   clients.push(client);
   return client;
 }
@@ -64,23 +59,7 @@ async function userToken(userId: string): Promise<string> {
   return (await tokens.create({ kind: 'user', userId })).secret;
 }
 
-async function call(client: Client, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
-  return (await client.callTool({ name, arguments: args }, undefined, {
-    timeout: hangAfterMs,
-  })) as CallToolResult;
-}
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary result fields
-function structured(result: CallToolResult): any {
-  expect(result.isError ?? false).toBe(false);
-  return result.structuredContent;
-}
-
-function errorBody(result: CallToolResult): unknown {
-  expect(result.isError).toBe(true);
-  const [content] = result.content;
-  return content?.type === 'text' ? JSON.parse(content.text) : content;
-}
+const call = callMcpTool;
 
 const waitLong = { wait_seconds: 300 };
 

@@ -1,12 +1,10 @@
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/main.ts';
 import { startCrewd, testToken } from '../support/crewd.ts';
 import { startFakeOpenAI, type FakeOpenAIServer } from '../support/fake-openai-server.ts';
-import { hangAfterMs } from '../support/until.ts';
+import { callMcpTool, connectMcp, structured } from '../support/mcp-client.ts';
 import { userCrew } from '../support/user-crew.ts';
 
 let model: FakeOpenAIServer;
@@ -19,12 +17,7 @@ beforeAll(async () => {
     crewDir: userCrew(join(import.meta.dirname, 'flows', 'review-flow')),
     modelUrl: model.url,
   });
-  client = new Client({ name: 'crewd-test', version: '1.0.0' });
-  await client.connect(
-    new StreamableHTTPClientTransport(new URL(`${crewd.url}/mcp`), {
-      requestInit: { headers: { authorization: `Bearer ${testToken}` } },
-    }),
-  );
+  client = await connectMcp(crewd.url, testToken);
 });
 
 afterAll(async () => {
@@ -33,17 +26,7 @@ afterAll(async () => {
   await model.close();
 });
 
-async function call(name: string, args: Record<string, unknown>): Promise<CallToolResult> {
-  return (await client.callTool({ name, arguments: args }, undefined, {
-    timeout: hangAfterMs,
-  })) as CallToolResult;
-}
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary result fields
-function structured(result: CallToolResult): any {
-  expect(result.isError ?? false).toBe(false);
-  return result.structuredContent;
-}
+const call = (name: string, args: Record<string, unknown>) => callMcpTool(client, name, args);
 
 describe("a flow's MCP server", () => {
   it("takes the state's fields as typed, a field with a default optional", async () => {

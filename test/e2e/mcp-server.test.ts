@@ -1,7 +1,6 @@
 import { join } from 'node:path';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Progress } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/main.ts';
 import { createTokenService } from '../../src/service/token-service.ts';
@@ -11,7 +10,8 @@ import { apiClient, crewsDir, startCrewd, tempDatabase, testToken } from '../sup
 import { startFakeOpenAI, type FakeOpenAIServer } from '../support/fake-openai-server.ts';
 import { HeldPrompts } from '../support/held-prompts.ts';
 import { heldNumberedAnswers } from '../support/model-requests.ts';
-import { hangAfterMs, until } from '../support/until.ts';
+import { until } from '../support/until.ts';
+import { callMcpTool, connectMcp, errorBody, structured } from '../support/mcp-client.ts';
 import { userCrew } from '../support/user-crew.ts';
 
 const held = new HeldPrompts();
@@ -46,11 +46,7 @@ afterAll(async () => {
 });
 
 async function connect(server: RunningServer, token: string = testToken): Promise<Client> {
-  const client = new Client({ name: 'crewd-test', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
-    requestInit: { headers: { authorization: `Bearer ${token}` } },
-  });
-  await client.connect(transport);
+  const client = await connectMcp(server.url, token);
   clients.push(client);
   return client;
 }
@@ -60,29 +56,7 @@ async function userToken(userId: string): Promise<string> {
   return (await tokens.create({ kind: 'user', userId })).secret;
 }
 
-/** Calls a tool, with a request timeout that only a hang reaches. */
-async function call(
-  client: Client,
-  name: string,
-  args: Record<string, unknown>,
-  onprogress?: (progress: Progress) => void,
-): Promise<CallToolResult> {
-  const options = { timeout: hangAfterMs, ...(onprogress === undefined ? {} : { onprogress }) };
-  return (await client.callTool({ name, arguments: args }, undefined, options)) as CallToolResult;
-}
-
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read arbitrary result fields
-function structured(result: CallToolResult): any {
-  expect(result.isError ?? false).toBe(false);
-  return result.structuredContent;
-}
-
-/** The contract's error body a tool error carries as its text. */
-function errorBody(result: CallToolResult): unknown {
-  expect(result.isError).toBe(true);
-  const [content] = result.content;
-  return content?.type === 'text' ? JSON.parse(content.text) : content;
-}
+const call = callMcpTool;
 
 /** Long enough for any machine: the wait ends when the execution settles, not when this passes. */
 const waitLong = { wait_seconds: 300 };
