@@ -1,13 +1,15 @@
 import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { CrewdError } from '../domain/errors.ts';
+import { eventDataJson } from '../domain/event-data-json.ts';
 import type { StoredExecutionEvent } from '../store/store.ts';
 
 /** One event in the `text/event-stream` format: `id` is the sequence, so a client can resume after it. */
 export function formatEvent(event: StoredExecutionEvent): string {
-  // An event name must stay on one line; JSON.stringify already escapes newlines inside the data.
+  // An event name must stay on one line; JSON already escapes newlines inside the data, encoded once for the store
+  // row and every stream.
   const type = event.type.replace(/[\r\n]/g, ' ');
-  return `id: ${event.sequence}\nevent: ${type}\ndata: ${JSON.stringify(event.data)}\n\n`;
+  return `id: ${event.sequence}\nevent: ${type}\ndata: ${eventDataJson(event.data)}\n\n`;
 }
 
 export function formatComment(text: string): string {

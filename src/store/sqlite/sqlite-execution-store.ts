@@ -1,5 +1,6 @@
 import type { Spend } from '../../domain/budget.ts';
 import { roundUsd } from '../../domain/usage.ts';
+import { eventDataJson } from '../../domain/event-data-json.ts';
 import { executionPage } from '../execution-cursor.ts';
 import { executionChangeValues, executionQueryValues, newExecutionValues } from '../row-encoder.ts';
 import {
@@ -126,7 +127,7 @@ export function sqliteExecutionStore(
         change.executionId,
         firstSequence + index,
         event.type,
-        JSON.stringify(event.data),
+        eventDataJson(event.data),
         now,
       );
     });
