@@ -107,6 +107,25 @@ describe('token service', () => {
     expect(await server.authenticate(secret)).toBeNull();
   });
 
+  it('hashes a secret for the store read alone, not again while its cache entry lasts', async () => {
+    let hashed = 0;
+    const hash = (secret: string): string => {
+      hashed += 1;
+      return createHash('sha256').update(secret, 'utf8').digest('hex');
+    };
+    const tokens = createTokenService({ store, clock, hash });
+    const { secret } = await tokens.create({ kind: 'org' });
+    hashed = 0;
+
+    for (let request = 0; request < 5; request += 1) expect(await tokens.authenticate(secret)).not.toBeNull();
+    expect(hashed).toBe(1);
+    now += 500;
+
+    expect(await tokens.authenticate(secret)).not.toBeNull();
+    expect(hashed).toBe(2);
+    expect(await tokens.authenticate(`${secret}x`)).toBeNull();
+  });
+
   it('registers a chosen secret once, however often it is registered', async () => {
     const tokens = createTokenService({ store, clock });
 
