@@ -105,6 +105,33 @@ export function describeExecutionChangeContract(harness: StoreHarness): void {
       expect((await store.getExecution(execution.id))!.revision).toBe(2);
     });
 
+    it('writes the events of a change in order, numbered after the ones before, however many it carries', async () => {
+      const store = await harness.open();
+      const { execution } = await store.createExecution(newExecution());
+      const started = await store.applyChange({
+        executionId: execution.id,
+        fromStates: ['PENDING'],
+        state: 'RUNNING',
+        events: [anyLogEntry('execution-start')],
+        now: at(1),
+      });
+      const many = Array.from({ length: 37 }, (_, index) => anyLogEntry('step-end', { index }));
+
+      const written = await store.applyChange({
+        executionId: execution.id,
+        fromStates: ['RUNNING'],
+        events: many,
+        now: at(2),
+      });
+
+      expect([started?.lastEventSequence, written?.lastEventSequence]).toEqual([1, 38]);
+      const events = await store.listEvents(execution.id, 1, 100);
+      expect(events.map((event) => [event.sequence, event.type, event.data])).toEqual(
+        many.map((_, index) => [index + 2, 'step-end', { index }]),
+      );
+      expect(events.every((event) => event.createdAt.getTime() === at(2).getTime())).toBe(true);
+    });
+
     it('returns null and writes nothing when the execution is not in one of the expected states', async () => {
       const store = await harness.open();
       const { execution } = await store.createExecution(newExecution());

@@ -93,9 +93,15 @@ const releaseLeases = 'UPDATE executions SET lease_owner = NULL, lease_until = N
 // Counts a revision, as every write of an execution's fields does (see applied-change.ts).
 const assignCrewless = 'UPDATE executions SET crew = ?, revision = revision + 1 WHERE crew IS NULL';
 
-const insertEvent = `
-  INSERT INTO execution_events (execution_id, sequence, type, data, created_at)
-  VALUES (?, ?, ?, ?, ?)`;
+/** Events written by one statement at most; a change with more (rare) takes several. */
+const eventsPerInsert = 16;
+
+/** The insert of `count` events in one statement: a change's events cross into SQLite once, not once each. */
+function insertEventsSql(count: number): string {
+  const rows = Array.from({ length: count }, () => '(?, ?, ?, ?, ?)').join(', ');
+  return `INSERT INTO execution_events (execution_id, sequence, type, data, created_at) VALUES ${rows}`;
+}
+const insertEvents = Array.from({ length: eventsPerInsert + 1 }, (_, count) => insertEventsSql(count));
 
 const insertOutboxMessage = `
   INSERT INTO outbox_messages (id, execution_id, kind, url, payload, headers, next_attempt_at, created_at)
@@ -122,15 +128,20 @@ export function sqliteExecutionStore(
     const now = change.now.toISOString();
     const events = change.events ?? [];
     const firstSequence = Number(row.last_event_sequence) - events.length + 1;
-    events.forEach((event, index) => {
-      statement(insertEvent).run(
-        change.executionId,
-        firstSequence + index,
-        event.type,
-        eventDataJson(event.data),
-        now,
-      );
-    });
+    for (let start = 0; start < events.length; start += eventsPerInsert) {
+      const some = events.slice(start, start + eventsPerInsert);
+      const values: unknown[] = [];
+      some.forEach((event, index) => {
+        values.push(
+          change.executionId,
+          firstSequence + start + index,
+          event.type,
+          eventDataJson(event.data),
+          now,
+        );
+      });
+      statement(insertEvents[some.length]!).run(values);
+    }
     for (const message of change.outbox ?? []) {
       statement(insertOutboxMessage).run(
         message.id,
