@@ -7,6 +7,9 @@ import { profileArgs, startCrewdServer, type CrewdServer } from '../lib/crewd-se
 import { startFakeModel } from '../lib/fake-model.ts';
 import { runFigure } from '../lib/figure-main.ts';
 import { createTestDatabase } from '../../test/support/postgres-database.ts';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { runFor } from '../lib/run-concurrently.ts';
 import { cpuMsOf } from '../lib/proc-readings.ts';
 import { median, percentile, spread } from '../lib/stats.ts';
@@ -15,7 +18,8 @@ import { median, percentile, spread } from '../lib/stats.ts';
 const store = process.env.BENCH_STORE ?? 'sqlite';
 const postgres = store === 'postgres';
 const inMemory = store === 'sqlite-memory';
-// Figure 7 again with two crewd processes sharing the database, kickoffs spread over both.
+// Figure 7 again with two crewd processes sharing the database, kickoffs spread over both; with SQLite, figure 2 the
+// same way on one file (not in the full run: `BENCH_STORE=sqlite BENCH_PROCESSES=2 npx tsx` this script).
 const processes = Number(process.env.BENCH_PROCESSES ?? '1');
 const figure = postgres
   ? processes > 1
@@ -23,7 +27,9 @@ const figure = postgres
     : '7 throughput, PostgreSQL'
   : inMemory
     ? '2 throughput, SQLite in memory'
-    : '2 throughput, SQLite';
+    : processes > 1
+      ? `2 throughput, SQLite, ${processes} processes`
+      : '2 throughput, SQLite';
 const metric = 'kickoff to SUCCESS, 50 in flight';
 const target = inMemory || processes > 1 ? '-' : '>= 250/s and >= 0.5x';
 const inFlight = 50;
@@ -31,8 +37,15 @@ const inFlight = 50;
 runFigure({ figure, metric, target }, async ({ quick, profileDir }) => {
   const model = await startFakeModel();
   let database: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
+  let sharedDir: string | undefined;
   try {
     database = postgres ? await createTestDatabase() : undefined;
+    // Several processes on SQLite share one file, as `crewd serve` processes on one machine would.
+    sharedDir =
+      !postgres && !inMemory && processes > 1
+        ? mkdtempSync(join(tmpdir(), 'crewd-bench-shared-'))
+        : undefined;
+    const sharedFile = sharedDir === undefined ? undefined : join(sharedDir, 'crewd.db');
     const servers: CrewdServer[] = [];
     for (let index = 0; index < processes; index += 1) {
       servers.push(
@@ -41,6 +54,7 @@ runFigure({ figure, metric, target }, async ({ quick, profileDir }) => {
           modelUrl: model.url,
           ...(database === undefined ? {} : { database: database.url }),
           ...(inMemory ? { database: ':memory:' } : {}),
+          ...(sharedFile === undefined ? {} : { database: sharedFile }),
           nodeArgs: profileArgs(profileDir, `throughput-${store}-${index}`),
         }),
       );
@@ -144,6 +158,7 @@ runFigure({ figure, metric, target }, async ({ quick, profileDir }) => {
     }
   } finally {
     await database?.drop();
+    if (sharedDir !== undefined) rmSync(sharedDir, { recursive: true, force: true });
     await model.stop();
   }
 });
