@@ -461,6 +461,34 @@ function cutAfter(journal: MemoryFlowJournal, count: number): MemoryFlowJournal 
 }
 
 /*
+ * crewAI tests of test_flow_from_definition.py that cannot apply to crewd, and why:
+ * - test_method_level_persist_from_declaration_saves_only_that_method,
+ *   test_method_level_persist_disabled_wins_over_flow_level,
+ *   test_method_persist_backend_overrides_flow_level_backend_from_declaration: crewd journals every method of every
+ *   run, whatever `persist` says (a run must survive a crash), and has no persistence backends to choose among;
+ *   `persist` is read and reported by `crewd check`, not acted on.
+ * - test_combined_class_and_method_persist_saves_once_per_method, test_method_level_persist_decorator_saves_only_that_method,
+ *   test_definition_persist_equivalence, test_method_persist_decorator_overrides_class_level_backend,
+ *   test_instance_persistence_overrides_definition_backend,
+ *   test_class_level_persist_without_instance_kwarg_saves_and_restores, test_stamped_decorator_attrs_are_inert_at_runtime,
+ *   test_runtime_package_reads_no_decorator_attrs, test_definition_method_missing_from_class_fails_loudly,
+ *   test_flow_definition_stamps_refs, test_definition_human_feedback_equivalence: they test Python `Flow` classes,
+ *   `@persist` and `@human_feedback` decorators, which a declarative flow in crewd does not have.
+ * - test_fork_with_definition_branches_yaml_flow: crewd has no fork of an execution into a new state id; a new
+ *   kickoff starts a new run.
+ * - test_flow_config_provider_fallback_from_declaration, test_provider_ref_requiring_ctor_args_fails_loudly,
+ *   test_unresolvable_provider_ref_names_field_and_ref, test_input_provider_bad_ref_names_field_and_ref,
+ *   test_config_input_provider_from_declaration: `human_feedback.provider` and `config.input_provider` are refused
+ *   when the flow loads; a served flow's reviews come through `/resume`, `crewd run`'s from the terminal.
+ * - The kickoff of a flow restored by id (`inputs: {id: …}` with `persist`), which test_persist_restore_by_id_from_declaration
+ *   runs from the start again over the loaded state: crewd restores a run by going on with its journal instead
+ *   (ported below on that footing); an `id` input only names a new run's state id.
+ * test_human_feedback_from_declaration_default_outcome_routes and test_human_feedback_from_declaration_collapses_and_routes
+ * are in human-feedback.test.ts ('takes empty feedback as the default outcome', 'asks the method model to classify
+ * free text').
+ */
+
+/*
  * crewAI persists a flow's state through `persist` backends and restores it by state id or from a checkpoint.
  * crewd keeps every run in its journal (the execution's record in the store when served), whatever `persist`
  * says, and restores a run by running it again over its journal. These tests hold crewd's journal to what crewAI
