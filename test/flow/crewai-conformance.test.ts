@@ -540,8 +540,10 @@ methods:
     });
     // The paused method is recorded as completed once, when its review is answered, then its listener.
     expect(completions(journal).map((save) => save.method)).toEqual(['generate', 'process']);
-    // Its action ran once, before the pause.
+    // Its action ran once, before the pause; the resume starts the method again (crewAI's resume emits
+    // method_execution_started for it too) only to take the answer.
     expect(journal.recorded.filter((entry) => entry.kind === 'action-completed')).toHaveLength(1);
+    expect(harness.started).toEqual(['generate', 'generate', 'process']);
   });
 
   it('test_human_feedback_pending_and_resume_from_declaration', async () => {
