@@ -46,15 +46,19 @@ function Form({ client, crew }: { client: ApiClient; crew: CrewDescription }) {
         return;
       }
     }
-    const missing = crew.inputs.filter((name) => (inputs[name] ?? '').trim() === '');
+    const missing = crew.input_fields
+      .filter((field) => field.required && (inputs[field.name] ?? '').trim() === '')
+      .map((field) => field.name);
     if (missing.length > 0) {
       setError(`Fill in ${missing.join(', ')}.`);
       return;
     }
+    // An optional field left empty is left out, so the flow's state takes its default.
+    const given = Object.fromEntries(Object.entries(inputs).filter(([, value]) => value.trim() !== ''));
     const urls = Object.fromEntries(Object.entries(webhooks).filter(([, url]) => url.trim() !== ''));
     setBusy(true);
     try {
-      const { kickoff_id } = await client.kickoff({ inputs, meta: parsedMeta, webhooks: urls });
+      const { kickoff_id } = await client.kickoff({ inputs: given, meta: parsedMeta, webhooks: urls });
       location.hash = `#/executions/${encodeURIComponent(kickoff_id)}`;
     } catch (failure) {
       setError(failure instanceof Error ? failure.message : String(failure));
@@ -72,15 +76,19 @@ function Form({ client, crew }: { client: ApiClient; crew: CrewDescription }) {
       <form class="kickoff" onSubmit={(event) => void submit(event)} noValidate>
         <fieldset>
           <legend>Inputs</legend>
-          {crew.inputs.length === 0 ? <p class="muted">This crew takes no inputs.</p> : null}
-          {crew.inputs.map((name) => (
-            <div class="field" key={name}>
-              <label for={`input-${name}`}>{name}</label>
+          {crew.input_fields.length === 0 ? <p class="muted">This crew takes no inputs.</p> : null}
+          {crew.input_fields.map((field) => (
+            <div class="field" key={field.name}>
+              <label for={`input-${field.name}`}>
+                {field.name}
+                {field.required ? null : <span class="muted"> (optional)</span>}
+              </label>
               <input
-                id={`input-${name}`}
-                required
-                value={inputs[name] ?? ''}
-                onInput={(event) => setInputs({ ...inputs, [name]: event.currentTarget.value })}
+                id={`input-${field.name}`}
+                required={field.required}
+                placeholder={placeholderOf(field)}
+                value={inputs[field.name] ?? ''}
+                onInput={(event) => setInputs({ ...inputs, [field.name]: event.currentTarget.value })}
               />
             </div>
           ))}
@@ -120,4 +128,12 @@ function Form({ client, crew }: { client: ApiClient; crew: CrewDescription }) {
       </form>
     </section>
   );
+}
+
+type InputField = CrewDescription['input_fields'][number];
+
+/** An optional field shows the value the state takes without it: text as it is, other values as JSON. */
+function placeholderOf(field: InputField): string | undefined {
+  if (!('default' in field) || field.default === undefined || field.default === null) return undefined;
+  return typeof field.default === 'string' ? field.default : JSON.stringify(field.default);
 }

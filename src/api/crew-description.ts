@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { CrewDefinition } from '../domain/crew.ts';
+import type { CrewDefinition, InputField } from '../domain/crew.ts';
 
 /** `GET /crew`: what the crew is made of, for the console's kickoff form and for other clients. */
 export const crewDescriptionSchema = z.object({
@@ -34,7 +34,28 @@ export const crewDescriptionSchema = z.object({
       output_json: z.record(z.string(), z.unknown()).nullable().describe('The JSON Schema of a json output'),
     }),
   ),
-  inputs: z.array(z.string()).describe('The placeholders a kickoff must fill, as GET /inputs'),
+  inputs: z.array(z.string()).describe('The inputs a kickoff may give, as GET /inputs'),
+  input_fields: z
+    .array(
+      z.object({
+        name: z.string(),
+        required: z
+          .boolean()
+          .describe(
+            "A kickoff must give it: a crew's placeholders, a flow state's required fields without a default",
+          ),
+        type: z
+          .enum(['string', 'number', 'integer', 'boolean', 'object', 'array'])
+          .nullable()
+          .describe("Its JSON type; null where any JSON value is taken (a flow's dict state)"),
+        description: z.string().nullable(),
+        default: z
+          .unknown()
+          .optional()
+          .describe('What the state takes when a kickoff leaves it out; absent when there is no default'),
+      }),
+    )
+    .describe('Each input of GET /inputs, in its order, with what it takes'),
 });
 export type CrewDescription = z.infer<typeof crewDescriptionSchema>;
 
@@ -60,5 +81,16 @@ export function describeCrew(crew: CrewDefinition): CrewDescription {
       output_json: task.outputJson ?? null,
     })),
     inputs: [...crew.requiredInputs],
+    input_fields: crew.requiredInputs.map((name) => {
+      // A crew's placeholders are all required text; a flow's state fields say what they take.
+      const field: InputField = crew.inputFields?.[name] ?? { type: 'string', required: true };
+      return {
+        name,
+        required: field.required,
+        type: field.type ?? null,
+        description: field.description ?? null,
+        ...('default' in field ? { default: field.default } : {}),
+      };
+    }),
   };
 }

@@ -19,7 +19,10 @@ const tags = [
     description: "The hosted crew service's interface: inputs, kickoff, status, resume, cancel",
   },
   { name: 'Executions', description: 'Listing executions, their event streams and webhook deliveries' },
-  { name: 'Schedules and triggers', description: 'The crew on a cron expression, and started by other systems' },
+  {
+    name: 'Schedules and triggers',
+    description: 'The crew on a cron expression, and started by other systems',
+  },
   { name: 'Operations', description: 'Health, readiness and metrics' },
 ];
 
@@ -83,9 +86,18 @@ export function openApiForCrew(document: JsonObject, crew: CrewDefinition): Json
     const properties = (kickoff.schema.properties ?? {}) as JsonObject;
     properties.inputs = {
       type: 'object',
-      description: "Values for the crew's placeholders (GET /inputs); other keys are passed along",
-      properties: Object.fromEntries(crew.requiredInputs.map((name) => [name, { type: 'string' }])),
-      required: [...crew.requiredInputs],
+      description:
+        crew.inputFields === undefined
+          ? "Values for the crew's placeholders (GET /inputs); other keys are passed along"
+          : "Values for the flow state's fields (GET /inputs); those not required take their defaults",
+      properties: Object.fromEntries(
+        crew.requiredInputs.map((name): [string, JsonObject] => {
+          const field = crew.inputFields?.[name];
+          if (field === undefined) return [name, { type: 'string' }];
+          return [name, field.type === undefined ? {} : { type: field.type }];
+        }),
+      ),
+      required: crew.requiredInputs.filter((name) => crew.inputFields?.[name]?.required ?? true),
       additionalProperties: true,
     };
     kickoff.schema.properties = properties;

@@ -14,7 +14,7 @@ const agent: AgentDefinition = {
 /**
  * The crew the public API description (`/openapi.json`, `/docs`) is written for: the served crew's inputs, which
  * a kickoff must name, and stand-ins for everything else. Roles, goals, task texts, tools and MCP servers are
- * what `GET /crew` keeps behind a token; the description needs none.
+ * what `GET /crew` keeps behind a token (a flow's input descriptions and defaults too); the description needs none.
  */
 export function publicExampleCrew(crew: CrewDefinition): CrewDefinition {
   return {
@@ -31,5 +31,16 @@ export function publicExampleCrew(crew: CrewDefinition): CrewDefinition {
       },
     ],
     requiredInputs: crew.requiredInputs,
+    // A flow's inputs keep their types and whether they are required; their descriptions and defaults stay private.
+    ...(crew.inputFields === undefined
+      ? {}
+      : {
+          inputFields: Object.fromEntries(
+            Object.entries(crew.inputFields).map(([name, field]) => [
+              name,
+              { type: field.type, required: field.required },
+            ]),
+          ),
+        }),
   };
 }

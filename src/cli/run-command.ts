@@ -7,7 +7,10 @@ export function registerRunCommand(program: Command, context: CliContext): void 
   program
     .command('run')
     .description('run a crew or a flow once in the terminal, with live progress and no server')
-    .argument('<crew-dir>', 'crew directory (agents.yaml, tasks.yaml), crewAI project root, or a flow (flow.yaml)')
+    .argument(
+      '<crew-dir>',
+      'crew directory (agents.yaml, tasks.yaml), crewAI project root, or a flow (flow.yaml)',
+    )
     .option(
       '--crew <name>',
       "which crew of a project holding several: a Flow's crews/<name>, or a crew class of crew.py",
@@ -25,7 +28,7 @@ export function registerRunCommand(program: Command, context: CliContext): void 
     .option('--record <file>', 'record every model answer into this replay file')
     .option(
       '--feedback-file <file>',
-      'answers for human-input reviews, one line each: y or n, then the feedback',
+      "answers for reviews, one line each: a crew's y or n, then the feedback; a flow's feedback (reject: … rejects)",
     )
     .action(async (crewDir: string, options: RunOptions) => {
       const { isFlow } = await import('../flow/load-flow.ts');

@@ -15,6 +15,7 @@ import type { FlowOutcome } from '../flow/run-flow.ts';
 import { defaultDatabasePath } from '../config.ts';
 import { crewdStatePaths, workspaceRoot } from '../workspace/execution-workspace.ts';
 import type { CliContext } from './cli-context.ts';
+import { askFlowReview } from './flow-review-prompt.ts';
 import { lazyLineSource } from './line-source.ts';
 import { parseJsonObject } from './parse-json-object.ts';
 
@@ -29,7 +30,8 @@ export interface RunFlowOptions {
 
 /**
  * `crewd run <flow>`: runs a flow to the end in this process. Each `human_feedback` pause shows the method's output
- * and asks for feedback (empty takes the default outcome); the result goes to stdout, progress to stderr.
+ * and asks for feedback (askFlowReview: an outcome, free text, empty for the default; `reject: …` runs a method
+ * without `emit` again); the result goes to stdout, progress to stderr.
  */
 export async function runFlowInTerminal(
   target: string,
@@ -104,21 +106,23 @@ async function runOpenedFlow(
   };
   try {
     let outcome: FlowOutcome = await runFlow({ definition, journal, dependencies, inputs, onEvent, warn });
+    // A rejected review runs the method again: its next review is the next attempt.
+    let attempt = 1;
     while (outcome.status === 'paused') {
-      const rule = '─'.repeat(60);
-      stderr.write(
-        `\n${outcome.method} is waiting for your review:\n${rule}\n${textOf(outcome.output)}\n${rule}\n${outcome.message}\n`,
-      );
-      if (outcome.emit !== undefined)
-        stderr.write(`Outcomes: ${outcome.emit.join(', ')} (empty feedback takes the default)\n`);
-      const feedback = await lineSource().ask('Your feedback: ');
-      if (feedback === undefined)
-        throw new CrewdError('CANCELLED', `No feedback was given for ${outcome.method}: the input ended`);
+      const review = {
+        method: outcome.method,
+        output: textOf(outcome.output),
+        message: outcome.message,
+        attempt,
+      };
+      const answer = await askFlowReview(definition, review, lineSource(), stderr);
+      attempt = answer.rejected ? attempt + 1 : 1;
       outcome = await runFlow({
         definition,
         journal,
         dependencies,
-        feedback: feedback.trim(),
+        feedback: answer.feedback,
+        rejected: answer.rejected,
         onEvent,
         warn,
       });

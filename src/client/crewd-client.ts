@@ -1,5 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type {
+  CrewDescription,
   DeliveryList,
   ExecutionEvent,
   ExecutionList,
@@ -47,6 +48,11 @@ export interface WaitOptions {
 export interface CrewdClient {
   /** The inputs the crew expects (`GET /inputs`). */
   inputs(): Promise<string[]>;
+  /**
+   * The crew (`GET /crew`): agents, tasks and inputs; `input_fields` says which inputs a kickoff must give, their
+   * types and defaults.
+   */
+  crew(): Promise<CrewDescription>;
   /** Starts an execution; `idempotencyKey` makes a retried kickoff return the same execution. */
   kickoff(body: KickoffRequest, options?: { readonly idempotencyKey?: string }): Promise<KickoffResponse>;
   status(kickoffId: string): Promise<ExecutionStatus>;
@@ -175,6 +181,9 @@ export function createCrewdClient(options: CrewdClientOptions): CrewdClient {
   return {
     async inputs() {
       return (await json<{ inputs: string[] }>('GET', 'inputs')).inputs;
+    },
+    crew() {
+      return json<CrewDescription>('GET', 'crew');
     },
     kickoff(body, kickoffOptions = {}) {
       const key = kickoffOptions.idempotencyKey;

@@ -145,6 +145,8 @@ export interface InputField {
   readonly type: 'string' | 'number' | 'integer' | 'boolean' | 'object' | 'array' | undefined;
   readonly required: boolean;
   readonly description?: string;
+  /** The value the state takes when a kickoff leaves the field out, where there is one. */
+  readonly default?: unknown;
 }
 
 /** The Python tools of a crewAI project and where its Python finds their modules. */

@@ -151,12 +151,26 @@ export function checkFlowInputs(
   return { missing, unknown, invalid };
 }
 
-/** What each kickoff input of the flow takes: for a schema state, its field's JSON type and whether it is required. */
+/**
+ * What each kickoff input of the flow takes: for a schema state, its field's JSON type and whether it is required;
+ * for any state, the default the state starts with (`state.default`, else the schema's `default`).
+ */
 export function flowInputFields(definition: FlowDefinition): Record<string, InputField> {
   const model = stateModel(definition);
   const names = flowInputs(definition);
+  const defaultOf = (
+    name: string,
+    property: Readonly<Record<string, unknown>> = {},
+  ): { default?: unknown } =>
+    name in model.defaults
+      ? { default: model.defaults[name] }
+      : 'default' in property
+        ? { default: property.default }
+        : {};
   if (model.kind === 'dict') {
-    return Object.fromEntries(names.map((name) => [name, { type: undefined, required: false }]));
+    return Object.fromEntries(
+      names.map((name) => [name, { type: undefined, required: false, ...defaultOf(name) }]),
+    );
   }
   const properties = (model.schema.properties ?? {}) as Record<string, Record<string, unknown>>;
   // The fields a kickoff without inputs leaves missing are the required ones, as checkFlowInputs finds them.
@@ -168,6 +182,7 @@ export function flowInputFields(definition: FlowDefinition): Record<string, Inpu
         type: jsonType(property.type),
         required: missing.has(name),
         ...(typeof property.description === 'string' ? { description: property.description } : {}),
+        ...defaultOf(name, property),
       };
       return [name, field];
     }),

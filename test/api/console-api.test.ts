@@ -36,6 +36,11 @@ describe('GET /crew', () => {
       output_format: 'raw',
       output_json: null,
     });
+    // A crew's placeholders are all required text.
+    expect(body.input_fields).toEqual([
+      { name: 'topic', required: true, type: 'string', description: null },
+      { name: 'current_year', required: true, type: 'string', description: null },
+    ]);
   });
 
   it("shows a null agent for a task a hierarchical crew's manager leads alone", async () => {

@@ -174,7 +174,6 @@ describe("the console's view of a flow execution", () => {
     try {
       await page.getByRole('link', { name: 'Kick off' }).click();
       await page.getByLabel('topic').fill('vases');
-      // The form asks for every field it is given, defaulted ones too: GET /crew does not tell them apart.
       await page.getByLabel('audience').fill('potters');
       await page.getByRole('button', { name: 'Kick off' }).click();
       await page.waitForURL(/#\/executions\/[^/]+$/);
@@ -182,6 +181,37 @@ describe("the console's view of a flow execution", () => {
       await routeOf(page).getByRole('listitem', { name: 'review: waiting for review' }).waitFor();
       const status = await apiClient(crewd.url).get(`/status/${id}`);
       expect(status.body.flow_state).toMatchObject({ topic: 'vases', audience: 'potters' });
+      expect(errors).toEqual([]);
+    } finally {
+      await close();
+    }
+  });
+
+  it('asks only for the required fields; a defaulted one left empty gives the state its default', async () => {
+    const { page, errors, close } = await signIn();
+    try {
+      await page.getByRole('link', { name: 'Kick off' }).click();
+      const topic = page.getByLabel('topic');
+      const audience = page.getByLabel('audience');
+      expect(await topic.getAttribute('required')).not.toBeNull();
+      expect(await audience.getAttribute('required')).toBeNull();
+      expect(await audience.getAttribute('placeholder')).toBe('engineers');
+      expect(await page.locator('label[for="input-audience"]').textContent()).toBe('audience (optional)');
+      expect(await page.locator('label[for="input-topic"]').textContent()).toBe('topic');
+
+      // The required one still has to be filled in.
+      await page.getByRole('button', { name: 'Kick off' }).click();
+      await page.getByRole('alert').getByText('Fill in topic.').waitFor();
+
+      await topic.fill('jugs');
+      await page.getByRole('button', { name: 'Kick off' }).click();
+      await page.waitForURL(/#\/executions\/[^/]+$/);
+      const id = decodeURIComponent(new URL(page.url()).hash.replace('#/executions/', ''));
+      await routeOf(page).getByRole('listitem', { name: 'review: waiting for review' }).waitFor();
+      const status = await apiClient(crewd.url).get(`/status/${id}`);
+      expect(status.body.state).toBe('PAUSED');
+      expect(status.body.flow_state).toMatchObject({ topic: 'jugs', audience: 'engineers' });
+      expect(status.body.pending_human_input.output).toBe('A draft about jugs.');
       expect(errors).toEqual([]);
     } finally {
       await close();

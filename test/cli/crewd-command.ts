@@ -18,6 +18,8 @@ export interface CommandOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** Written to stdin, which is then closed. */
   readonly input?: string;
+  /** Leaves stdin open for the test to write to (and end) as the command asks; `input` is not used then. */
+  readonly keepStdinOpen?: boolean;
 }
 
 export function tempDir(): string {
@@ -50,7 +52,7 @@ export function spawnCrewd(
     env: cleanEnv(options.env),
     stdio: 'pipe',
   });
-  child.stdin.end(options.input ?? '');
+  if (options.keepStdinOpen !== true) child.stdin.end(options.input ?? '');
   return child;
 }
 
@@ -85,4 +87,41 @@ export function waitForOutput(
     child.stdout.on('data', onData);
     child.once('exit', () => fail(new Error(`crewd exited before printing ${String(pattern)}:\n${seen}`)));
   });
+}
+
+/** A process's stderr (where progress and prompts go) as it grows; listen before the process writes anything. */
+export interface GrowingText {
+  /** Resolves with everything written so far once `text` has appeared `times` times; rejects if the process exits first. */
+  waitFor(text: string, times?: number): Promise<string>;
+}
+
+export function watchStderr(child: ChildProcessWithoutNullStreams): GrowingText {
+  let seen = '';
+  let exited = false;
+  const waiters = new Set<() => void>();
+  child.stderr.on('data', (chunk: Buffer) => {
+    seen += chunk.toString();
+    for (const waiter of waiters) waiter();
+  });
+  child.once('close', () => {
+    exited = true;
+    for (const waiter of waiters) waiter();
+  });
+  return {
+    waitFor(text, times = 1) {
+      return new Promise((done, fail) => {
+        const check = (): void => {
+          if (seen.split(text).length - 1 >= times) {
+            waiters.delete(check);
+            done(seen);
+          } else if (exited) {
+            waiters.delete(check);
+            fail(new Error(`crewd exited before writing ${JSON.stringify(text)}:\n${seen}`));
+          }
+        };
+        waiters.add(check);
+        check();
+      });
+    },
+  };
 }

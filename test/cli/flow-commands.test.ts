@@ -1,9 +1,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { repoRoot, runCrewd } from './crewd-command.ts';
+import { finished, repoRoot, runCrewd, spawnCrewd as spawnCommand, watchStderr } from './crewd-command.ts';
 import { apiClient, spawnCrewd, tempDatabase } from '../support/crewd.ts';
 import { startFakeOpenAI } from '../support/fake-openai-server.ts';
+import type { RecordedRequest } from '../support/fake-openai-server.ts';
 import { userCrew } from '../support/user-crew.ts';
 
 const exampleFlow = join(repoRoot, 'examples/review-flow');
@@ -28,6 +29,58 @@ describe('crewd run with a flow', () => {
     });
     expect(result.stdout.trim()).toBe('Sent back to the writer: add a concrete example');
     expect(result.code).toBe(0);
+  });
+
+  it('takes the default outcome for empty feedback and an outcome named exactly', async () => {
+    const empty = await runCrewd(['run', userCrew(exampleFlow), '--inputs', inputs], { input: '\n' });
+    expect(empty.stderr).toContain(
+      'Outcomes: approved, needs_changes (empty feedback takes approved; other text is matched to one)',
+    );
+    expect(empty.stdout).toMatch(/^PUBLISHED for engineers: /);
+    expect(empty.code).toBe(0);
+    const named = await runCrewd(['run', userCrew(exampleFlow), '--inputs', inputs], {
+      input: 'needs_changes\n',
+    });
+    expect(named.stdout.trim()).toBe('Sent back to the writer: needs_changes');
+    expect(named.code).toBe(0);
+  });
+
+  it('rejects the review of a method without outcomes: the method runs again with the feedback', async () => {
+    let drafts = 0;
+    const model = await startFakeOpenAI({ respond: () => ({ content: `Draft number ${(drafts += 1)}.` }) });
+    const chatCalls = (): RecordedRequest[] =>
+      model.requests.filter((request) => request.path.endsWith('/chat/completions'));
+    try {
+      const child = spawnCommand(
+        ['run', userCrew(join(repoRoot, 'test/e2e/flows/retry-flow')), '--inputs', '{"topic": "kettles"}'],
+        { env: { OPENAI_BASE_URL: model.url, OPENAI_API_KEY: 'sk-test' }, keepStdinOpen: true },
+      );
+      const stderr = watchStderr(child);
+      const result = finished(child);
+      const first = await stderr.waitFor('start it with "reject:" to have draft run again with it');
+      expect(first).toContain('draft is waiting for your review:');
+      expect(first).toContain('Draft number 1.');
+      child.stdin.write('reject: Mention that they whistle.\n');
+
+      const second = await stderr.waitFor('start it with "reject:" to have draft run again with it', 2);
+      expect(second.slice(second.indexOf('Mention that they whistle.'))).toContain(
+        'draft (attempt 2) is waiting for your review:',
+      );
+      expect(second.slice(second.indexOf('(attempt 2)'))).toContain('Draft number 2.');
+      expect(chatCalls()).toHaveLength(2);
+      const retried = JSON.stringify(chatCalls()[1]!.body.messages);
+      expect(retried).toContain('Mention that they whistle.');
+      expect(retried).toContain('Draft number 1.');
+      expect(JSON.stringify(chatCalls()[0]!.body.messages)).not.toContain('whistle');
+      child.stdin.end('Good now.\n');
+
+      const done = await result;
+      expect(done.stdout.trim()).toBe('PUBLISHED: Draft number 2.');
+      expect(done.code).toBe(0);
+      expect(chatCalls()).toHaveLength(2);
+    } finally {
+      await model.close();
+    }
   });
 
   it("runs a flow's Python actions in the project's Python", async () => {

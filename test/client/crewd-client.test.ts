@@ -69,6 +69,10 @@ function droppingFetch(events: number) {
 describe('the crewd client against a running server', () => {
   it('kicks off, waits for the pause, resumes and waits for the result', async () => {
     expect(await client.inputs()).toEqual(['product', 'audience']);
+    expect((await client.crew()).input_fields).toEqual([
+      { name: 'product', required: true, type: 'string', description: null },
+      { name: 'audience', required: true, type: 'string', description: null },
+    ]);
     const { kickoff_id: id } = await client.kickoff({ inputs, meta: { ticket: 7 } });
 
     const paused = await client.wait(id);

@@ -79,6 +79,24 @@ describe('a flow served over HTTP', () => {
     ]);
   });
 
+  it('tells which inputs are optional and their defaults on GET /crew, and types them in the API description', async () => {
+    const crew = await api.get('/crew');
+    expect(crew.body.inputs).toEqual(['topic', 'audience']);
+    expect(crew.body.input_fields).toEqual([
+      { name: 'topic', required: true, type: 'string', description: null },
+      { name: 'audience', required: false, type: 'string', description: null, default: 'engineers' },
+    ]);
+    const document = (await apiClient(crewd.url, null).get('/openapi.json')).body;
+    const inputs =
+      document.paths['/kickoff'].post.requestBody.content['application/json'].schema.properties.inputs;
+    expect(inputs).toMatchObject({
+      properties: { topic: { type: 'string' }, audience: { type: 'string' } },
+      required: ['topic'],
+    });
+    // The defaults are GET /crew's, behind a token.
+    expect(JSON.stringify(document)).not.toContain('engineers');
+  });
+
   it('refuses a kickoff missing a required field or naming an unknown one, with 422', async () => {
     const missing = await api.post('/kickoff', { inputs: {} });
     expect(missing.status).toBe(422);

@@ -3,7 +3,7 @@
  * engine supports them and not already ported under another name elsewhere in test/flow/. Each test is named after
  * the crewAI test it ports; Python fixtures run in the real python3 through the project's Python host.
  */
-import { mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -11,8 +11,10 @@ import { flowFromText } from '../../src/flow/load-flow.ts';
 import { MemoryFlowJournal } from '../../src/flow/memory-flow-journal.ts';
 import { openFlowRuntime } from '../../src/flow/open-flow-runtime.ts';
 import type { FlowRuntime } from '../../src/flow/open-flow-runtime.ts';
-import { runFlow } from '../../src/flow/run-flow.ts';
+import { pendingReview, runFlow } from '../../src/flow/run-flow.ts';
 import type { FlowOutcome } from '../../src/flow/run-flow.ts';
+import { apiClient, startCrewd } from '../support/crewd.ts';
+import { startScriptedReceiver } from '../support/scripted-receiver.ts';
 import { flow, useFlowHarness } from './flow-harness.ts';
 
 /** The Python module the ported code, tool and script tests call, as crewAI's tests define their helpers. */
@@ -68,30 +70,50 @@ afterEach(async () => {
   opened = undefined;
 });
 
-/** Runs a flow that calls `flow_steps` in the real python3, from a directory outside the repository. */
-async function runPython(yaml: string, inputs: Record<string, unknown> = {}): Promise<FlowOutcome> {
+/** Options of one run of a Python flow: the journal it records in (a fresh one by default) and the review's answer. */
+interface PythonRunOptions {
+  readonly inputs?: Record<string, unknown>;
+  readonly journal?: MemoryFlowJournal;
+  readonly feedback?: string;
+  /** Methods in the order they started, replays not counted. */
+  readonly started?: string[];
+}
+
+/** Opens a flow that calls `flow_steps` in the real python3, from a directory outside the repository. */
+async function openPython(yaml: string): Promise<(options?: PythonRunOptions) => Promise<FlowOutcome>> {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), 'crewd-conformance-')));
   writeFileSync(join(dir, 'flow.yaml'), yaml);
   writeFileSync(join(dir, 'flow_steps.py'), stepsModule);
-  opened = await openFlowRuntime({
+  const runtime = await openFlowRuntime({
     target: dir,
     env: python,
     warn: () => {},
     tools: { workspaceRoot: join(dir, 'workspaces'), crewdState: [] },
   });
-  return runFlow({
-    definition: opened.definition,
-    journal: new MemoryFlowJournal(),
-    inputs,
-    dependencies: {
-      models: opened.models,
-      tools: opened.tools,
-      defaultModel: undefined,
-      executionId: 'conformance',
-      newId: () => 'state-1',
-      ...(opened.pythonActions === undefined ? {} : { pythonActions: opened.pythonActions }),
-    },
-  });
+  opened = runtime;
+  return (options = {}) =>
+    runFlow({
+      definition: runtime.definition,
+      journal: options.journal ?? new MemoryFlowJournal(),
+      ...(options.inputs === undefined ? {} : { inputs: options.inputs }),
+      ...(options.feedback === undefined ? {} : { feedback: options.feedback }),
+      onEvent: (event) => {
+        if (event.type === 'method-start') options.started?.push(event.method);
+      },
+      dependencies: {
+        models: runtime.models,
+        tools: runtime.tools,
+        defaultModel: undefined,
+        executionId: 'conformance',
+        newId: () => 'state-1',
+        ...(runtime.pythonActions === undefined ? {} : { pythonActions: runtime.pythonActions }),
+      },
+    });
+}
+
+/** Runs a flow that calls `flow_steps` in the real python3 once, to its end or first pause. */
+async function runPython(yaml: string, inputs: Record<string, unknown> = {}): Promise<FlowOutcome> {
+  return (await openPython(yaml))({ inputs });
 }
 
 const loads = (yaml: string) => () => flowFromText(yaml, { warn: () => {}, acceptPythonActions: true });
@@ -400,5 +422,242 @@ methods:
         - {name: tag, action: {call: script, code: "return outputs['up'] + '-' + item"}}
 `);
     expect(outcome).toMatchObject({ result: ['aa-a', 'bb-b'] });
+  });
+});
+
+/** A flow whose two methods each count themselves in state, as crewAI's persistence tests' flow does. */
+const persistedFlow = `
+name: PersistedFlow
+persist: {enabled: true, persistence: {persistence_type: SQLiteFlowPersistence}}
+methods:
+  first:
+    start: true
+    do:
+      call: script
+      code: |
+        state["count"] = state.get("count", 0) + 1
+        return "one"
+  second:
+    listen: first
+    do:
+      call: script
+      code: |
+        state["count"] += 1
+        return "two"
+`;
+
+/** The methods a journal recorded as completed, in order, with the state each left. */
+function completions(journal: MemoryFlowJournal): { method: string; state: Record<string, unknown> }[] {
+  return journal.recorded.flatMap((entry) =>
+    entry.kind === 'method-completed' ? [{ method: entry.method, state: entry.bookkeeping.state }] : [],
+  );
+}
+
+/** A journal holding the first `count` entries of another: a run cut short (a crash, a restart) after them. */
+function cutAfter(journal: MemoryFlowJournal, count: number): MemoryFlowJournal {
+  const cut = new MemoryFlowJournal();
+  for (const entry of journal.recorded.slice(0, count)) void cut.append(entry);
+  return cut;
+}
+
+/*
+ * crewAI tests of test_flow_from_definition.py that cannot apply to crewd, and why:
+ * - test_method_level_persist_from_declaration_saves_only_that_method,
+ *   test_method_level_persist_disabled_wins_over_flow_level,
+ *   test_method_persist_backend_overrides_flow_level_backend_from_declaration: crewd journals every method of every
+ *   run, whatever `persist` says (a run must survive a crash), and has no persistence backends to choose among;
+ *   `persist` is read and reported by `crewd check`, not acted on.
+ * - test_combined_class_and_method_persist_saves_once_per_method, test_method_level_persist_decorator_saves_only_that_method,
+ *   test_definition_persist_equivalence, test_method_persist_decorator_overrides_class_level_backend,
+ *   test_instance_persistence_overrides_definition_backend,
+ *   test_class_level_persist_without_instance_kwarg_saves_and_restores, test_stamped_decorator_attrs_are_inert_at_runtime,
+ *   test_runtime_package_reads_no_decorator_attrs, test_definition_method_missing_from_class_fails_loudly,
+ *   test_flow_definition_stamps_refs, test_definition_human_feedback_equivalence: they test Python `Flow` classes,
+ *   `@persist` and `@human_feedback` decorators, which a declarative flow in crewd does not have.
+ * - test_fork_with_definition_branches_yaml_flow: crewd has no fork of an execution into a new state id; a new
+ *   kickoff starts a new run.
+ * - test_flow_config_provider_fallback_from_declaration, test_provider_ref_requiring_ctor_args_fails_loudly,
+ *   test_unresolvable_provider_ref_names_field_and_ref, test_input_provider_bad_ref_names_field_and_ref,
+ *   test_config_input_provider_from_declaration: `human_feedback.provider` and `config.input_provider` are refused
+ *   when the flow loads; a served flow's reviews come through `/resume`, `crewd run`'s from the terminal.
+ * - The kickoff of a flow restored by id (`inputs: {id: …}` with `persist`), which test_persist_restore_by_id_from_declaration
+ *   runs from the start again over the loaded state: crewd restores a run by going on with its journal instead
+ *   (ported below on that footing); an `id` input only names a new run's state id.
+ * test_human_feedback_from_declaration_default_outcome_routes and test_human_feedback_from_declaration_collapses_and_routes
+ * are in human-feedback.test.ts ('takes empty feedback as the default outcome', 'asks the method model to classify
+ * free text').
+ */
+
+/*
+ * crewAI persists a flow's state through `persist` backends and restores it by state id or from a checkpoint.
+ * crewd keeps every run in its journal (the execution's record in the store when served), whatever `persist`
+ * says, and restores a run by running it again over its journal. These tests hold crewd's journal to what crewAI
+ * asserts about saving and restoring state.
+ */
+describe("crewAI conformance: persistence and checkpoints, on crewd's journal", () => {
+  const harness = useFlowHarness();
+
+  it('test_flow_level_persist_from_declaration_saves_once_per_method', async () => {
+    const journal = new MemoryFlowJournal();
+    const outcome = await (await openPython(persistedFlow))({ journal });
+    expect(outcome).toMatchObject({ status: 'completed', result: 'two', state: { count: 2 } });
+    const saved = completions(journal);
+    expect(saved.map((save) => save.method)).toEqual(['first', 'second']);
+    expect(saved[0]?.state).toMatchObject({ count: 1 });
+    expect(saved.at(-1)?.state).toMatchObject({ count: 2, id: outcome.state.id });
+  });
+
+  it('test_persist_restore_by_id_from_declaration', async () => {
+    // crewAI reloads the state last saved for the id and runs from the start again; crewd goes on with the same
+    // run: the state the journal holds is restored (count 1 after first), not the defaults, and only what did
+    // not complete runs.
+    const run = await openPython(persistedFlow);
+    const full = new MemoryFlowJournal();
+    const first = await run({ journal: full });
+    const started: string[] = [];
+    const restored = await run({ journal: cutAfter(full, 2), started });
+    expect(started).toEqual(['second']);
+    expect(restored).toMatchObject({ status: 'completed', result: 'two', state: { count: 2 } });
+    expect(restored.state.id).toBe(first.state.id);
+  });
+
+  it('test_resume_synthetic_completion_persists', async () => {
+    const definition = flow(`
+name: ResumableFlow
+methods:
+  generate: {start: true, do: {call: expression, expr: "'content'"}, human_feedback: {message: "Review:"}}
+  process: {listen: generate, do: {call: expression, expr: "'done'"}}
+`);
+    const journal = new MemoryFlowJournal();
+    expect(await harness.run(definition, { journal })).toMatchObject({
+      status: 'paused',
+      method: 'generate',
+    });
+    expect(completions(journal)).toEqual([]);
+    expect(await harness.run(definition, { journal, feedback: 'looks good' })).toMatchObject({
+      status: 'completed',
+      result: 'done',
+    });
+    // The paused method is recorded as completed once, when its review is answered, then its listener.
+    expect(completions(journal).map((save) => save.method)).toEqual(['generate', 'process']);
+    // Its action ran once, before the pause; the resume starts the method again (crewAI's resume emits
+    // method_execution_started for it too) only to take the answer.
+    expect(journal.recorded.filter((entry) => entry.kind === 'action-completed')).toHaveLength(1);
+    expect(harness.started).toEqual(['generate', 'generate', 'process']);
+  });
+
+  it('test_human_feedback_pending_and_resume_from_declaration', async () => {
+    const yaml = `
+name: PendingReviewFlow
+methods:
+  generate: {start: true, do: {call: expression, expr: "'content'"}, human_feedback: {message: "Review:"}}
+  process: {listen: generate, do: {call: expression, expr: "'resumed:' + outputs.generate.feedback"}}
+`;
+    const journal = new MemoryFlowJournal();
+    const pending = await harness.run(flow(yaml), { journal });
+    expect(pending).toMatchObject({
+      status: 'paused',
+      method: 'generate',
+      output: 'content',
+      message: 'Review:',
+    });
+    expect(pendingReview(journal.recorded)).toMatchObject({ method: 'generate', output: 'content' });
+    // Resumed from what was saved, by a flow loaded again from its definition (another process would).
+    const resumed = await harness.run(flow(yaml), { journal, feedback: 'looks good' });
+    expect(resumed).toMatchObject({
+      status: 'completed',
+      result: 'resumed:looks good',
+      outputs: { generate: { feedback: 'looks good', output: 'content' } },
+    });
+    expect(pendingReview(journal.recorded)).toBeUndefined();
+  });
+
+  it('test_from_checkpoint_with_definition_restores_yaml_flow', async () => {
+    const run = await openPython(`
+name: ChainFlow
+methods:
+  begin:
+    start: true
+    do:
+      call: script
+      code: |
+        state["begin_ran"] = True
+        return "hello"
+  shout: {listen: begin, do: {call: script, code: "return input.upper()"}}
+  confirm:
+    listen: shout
+    do:
+      call: script
+      code: |
+        state["confirmed"] = True
+        return f"confirmed:{state['confirmed']}"
+`);
+    const journal = new MemoryFlowJournal();
+    const first = await run({ journal });
+    expect(first).toMatchObject({ status: 'completed', result: 'confirmed:True' });
+    // Restored from the finished run's journal: the same state and id, the same result, and nothing runs again.
+    const started: string[] = [];
+    const restored = await run({ journal, started });
+    expect(restored).toMatchObject({
+      status: 'completed',
+      result: 'confirmed:True',
+      state: { begin_ran: true, confirmed: true, id: first.state.id },
+    });
+    expect(started).toEqual([]);
+  });
+});
+
+describe('crewAI conformance: events of a served flow', () => {
+  const harness = useFlowHarness();
+
+  it('test_definition_flow_events_use_definition_name', async () => {
+    // Served from a directory named otherwise, the flow's events still carry the name its definition gives.
+    const dir = join(realpathSync(mkdtempSync(join(tmpdir(), 'crewd-conformance-'))), 'chain-flow');
+    mkdirSync(dir);
+    writeFileSync(
+      join(dir, 'flow.yaml'),
+      `schema: crewai.flow/v1
+name: ChainFlow
+methods:
+  begin: {start: true, do: {call: expression, expr: "'hello'"}}
+  shout: {listen: begin, do: {call: expression, expr: "outputs.begin + '!'"}}
+  confirm: {listen: shout, do: {call: expression, expr: "'confirmed:' + outputs.shout"}}
+`,
+    );
+    const receiver = await startScriptedReceiver();
+    const crewd = await startCrewd({ crewDir: dir, modelUrl: harness.fake.url });
+    try {
+      const api = apiClient(crewd.url);
+      const kickoff = await api.post('/kickoff', {
+        inputs: {},
+        webhooks: { url: `${receiver.url}/events`, realtime: true },
+      });
+      const done = await api.waitForState(kickoff.body.kickoff_id as string, ['SUCCESS', 'FAILED']);
+      expect(done.body.result).toBe('confirmed:hello!');
+      // flow_started, a started and a finished event for each of the three methods, flow_finished.
+      const events = (await receiver.waitFor('/events', 8)).flatMap(
+        (request) =>
+          request.body.events as { type: string; data: { flow_name?: string; method_name?: string } }[],
+      );
+      const named = (event: { type: string; data: { method_name?: string } }): string =>
+        event.data.method_name === undefined ? event.type : `${event.type}:${event.data.method_name}`;
+      // Each is a request of its own; the test does not depend on the order they arrive in.
+      expect(events.map(named).sort()).toEqual(
+        [
+          'flow_started',
+          'method_execution_started:begin',
+          'method_execution_finished:begin',
+          'method_execution_started:shout',
+          'method_execution_finished:shout',
+          'method_execution_started:confirm',
+          'method_execution_finished:confirm',
+          'flow_finished',
+        ].sort(),
+      );
+      expect(events.every((event) => event.data.flow_name === 'ChainFlow')).toBe(true);
+    } finally {
+      await crewd.close();
+      await receiver.close();
+    }
   });
 });
