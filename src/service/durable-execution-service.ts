@@ -290,7 +290,9 @@ export class DurableExecutionService implements ExecutionService {
         ? await this.#answerReview(execution, pending, feedback, webhooks)
         : await this.#answerBudget(execution, pending, feedback, webhooks);
     if (answered === null) throw notPending();
-    return unit?.kind === 'flow' ? flowResumed(pending, feedback.approved) : answered;
+    return unit?.kind === 'flow' && pending.budget === undefined
+      ? flowResumed(pending, feedback.approved)
+      : answered;
   }
 
   /**
