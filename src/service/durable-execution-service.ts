@@ -448,7 +448,8 @@ export class DurableExecutionService implements ExecutionService {
     } finally {
       slot.release();
     }
-    return { status: 'resumed', message: `Budget extended; task '${pending.taskId}' goes on` };
+    const part = this.deps.versions?.unitOf(execution.crewVersion).kind === 'flow' ? 'method' : 'task';
+    return { status: 'resumed', message: `Budget extended; ${part} '${pending.taskId}' goes on` };
   }
 
   async cancel(executionId: string, caller: Caller): Promise<Execution> {

@@ -118,7 +118,10 @@ describe.each(databases)('a served flow with a budget on %s', (_name, database) 
       is_approve: true,
     });
     expect(resumed.status).toBe(200);
-    expect(resumed.body.status).toBe('resumed');
+    expect(resumed.body).toMatchObject({
+      status: 'resumed',
+      message: "Budget extended; method 'write_up' goes on",
+    });
     const done = await api.waitForState(id, ['SUCCESS', 'FAILED', 'PAUSED']);
 
     expect(done.body.state).toBe('SUCCESS');
