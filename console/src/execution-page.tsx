@@ -11,7 +11,7 @@ import { usePolled } from './hooks.ts';
 import { JsonTree } from './json-tree.tsx';
 import { Markdown } from './markdown.tsx';
 import { OutputFiles } from './output-files.tsx';
-import { ReviewCard, choicesOf } from './review-card.tsx';
+import { ReviewCard, budgetOf, choicesOf } from './review-card.tsx';
 import { StateBadge } from './state-badge.tsx';
 import { StepList } from './step-list.tsx';
 
@@ -146,6 +146,8 @@ export function ExecutionPage({ client, id }: { client: ApiClient; id: string })
               attempt: pending.attempt,
               output: pending.output,
               ...choicesOf(pending),
+              ...budgetOf(pending),
+              ...budgetOf(pending),
             }}
             earlierFeedback={detail.feedback.filter((given) => given.task_id === pending.task_id)}
             onAnswered={loaded.reload}

@@ -13,6 +13,13 @@ export interface Review {
   readonly message?: string;
   /** A flow method's review: the outcomes it routes on, each offered as a choice. */
   readonly outcomes?: readonly string[];
+  /** Not a review of an output: the execution's budget is reached, and the answer extends it or stops it. */
+  readonly budget?: boolean;
+}
+
+/** Whether a pending review is a budget pause. */
+export function budgetOf(pending: { kind?: 'budget' | undefined }): Pick<Review, 'budget'> {
+  return pending.kind === 'budget' ? { budget: true } : {};
 }
 
 /** The question and outcomes of a pending review, present when a flow method asks it (a crew's task has none). */
@@ -26,8 +33,8 @@ export function choicesOf(pending: {
 
 /** How an answer is sent: approve or reject a crew's task, or pick one of a flow method's outcomes. */
 type Answer =
-  | { readonly kind: 'approve' }
-  | { readonly kind: 'reject' }
+  | { readonly kind: 'approve'; readonly budget?: boolean }
+  | { readonly kind: 'reject'; readonly budget?: boolean }
   | { readonly kind: 'outcome'; readonly outcome: string }
   | { readonly kind: 'flow-feedback' };
 
@@ -54,7 +61,8 @@ export function ReviewCard(props: {
   const Heading = props.headingLevel === 3 ? 'h3' : 'h2';
 
   const answer = async (given: Answer) => {
-    const needsText = given.kind === 'reject' || given.kind === 'flow-feedback';
+    // Stopping an execution on its budget needs no reason; sending an output back does.
+    const needsText = (given.kind === 'reject' && given.budget !== true) || given.kind === 'flow-feedback';
     if (needsText && feedback.trim() === '') {
       setOutcome({
         kind: 'error',
@@ -90,7 +98,8 @@ export function ReviewCard(props: {
   return (
     <article class="review" aria-label={`Review of ${review.taskId}`}>
       <Heading>
-        {review.taskId} <span class="muted">attempt {review.attempt}</span>
+        {review.taskId}{' '}
+        <span class="muted">{review.budget === true ? 'budget reached' : `attempt ${review.attempt}`}</span>
       </Heading>
       {review.message === undefined ? null : <p class="question">{review.message}</p>}
       <div class="output">
@@ -134,7 +143,25 @@ export function ReviewCard(props: {
             value={feedback}
             onInput={(event) => setFeedback(event.currentTarget.value)}
           />
-          {review.outcomes === undefined ? (
+          {review.budget === true ? (
+            <div class="buttons">
+              <button
+                type="button"
+                disabled={outcome.kind === 'busy'}
+                onClick={() => void answer({ kind: 'approve', budget: true })}
+              >
+                Extend the budget
+              </button>
+              <button
+                type="button"
+                class="secondary"
+                disabled={outcome.kind === 'busy'}
+                onClick={() => void answer({ kind: 'reject', budget: true })}
+              >
+                Stop the execution
+              </button>
+            </div>
+          ) : review.outcomes === undefined ? (
             <div class="buttons">
               <button
                 type="button"
@@ -184,9 +211,11 @@ export function ReviewCard(props: {
 function doneMessage(given: Answer): string {
   switch (given.kind) {
     case 'approve':
-      return 'Approved.';
+      return given.budget === true ? 'Budget extended; the execution goes on.' : 'Approved.';
     case 'reject':
-      return 'Sent back with your feedback; the task runs again.';
+      return given.budget === true
+        ? 'Stopped: the budget was not extended.'
+        : 'Sent back with your feedback; the task runs again.';
     case 'outcome':
       return `Answered ${given.outcome}; the flow goes on.`;
     case 'flow-feedback':

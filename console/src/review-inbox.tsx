@@ -3,7 +3,7 @@ import type { ApiClient } from './api-client.ts';
 import type { Feedback, StatusView } from './api-types.ts';
 import { age, shortId } from './format.ts';
 import { usePolled } from './hooks.ts';
-import { ReviewCard, choicesOf } from './review-card.tsx';
+import { ReviewCard, budgetOf, choicesOf } from './review-card.tsx';
 import type { Review } from './review-card.tsx';
 
 const refreshMs = 2000;
@@ -46,6 +46,7 @@ function toItem(execution: StatusView): InboxItem | null {
       attempt: pending.attempt,
       output: pending.output,
       ...choicesOf(pending),
+      ...budgetOf(pending),
     },
     createdAt: execution.created_at,
     gone: false,

@@ -1,6 +1,7 @@
-import type { Budget } from '../domain/budget.ts';
+import { utcDayOf, type Budget, type Spend } from '../domain/budget.ts';
 import type { Command } from 'commander';
 import { CrewdError } from '../domain/errors.ts';
+import { roundUsd } from '../domain/usage.ts';
 import { createTokenService } from '../service/token-service.ts';
 import type { TokenService } from '../service/token-service.ts';
 import type { TokenRecord } from '../store/store.ts';
@@ -71,11 +72,20 @@ export function registerTokensCommand(program: Command, context: CliContext): vo
       }),
     );
 
-  database(tokens.command('list').description('list tokens (never their secrets)')).action(
-    (options: DatabaseOptions) =>
-      withTokens(options, context, async (service) => {
-        context.stdout.write(tokenTable(await service.list()));
-      }),
+  database(
+    tokens
+      .command('list')
+      .description("list tokens (never their secrets), with their daily budgets and today's spend (UTC)"),
+  ).action((options: DatabaseOptions) =>
+    withStore(commandDatabase(options.database, context), async (store) => {
+      const now = new Date();
+      const records = await createTokenService({ store, clock: () => now }).list();
+      const day = utcDayOf(now);
+      const spent = await Promise.all(
+        records.map((record) => store.tokenSpend(record.id, day.start, day.end)),
+      );
+      context.stdout.write(tokenTable(records, spent, day.start));
+    }),
   );
 
   database(tokens.command('revoke').description('revoke a token; it stops working within a second'))
@@ -107,19 +117,47 @@ function crewList(text: string): string[] {
     .filter((name) => name !== '');
 }
 
-function tokenTable(records: readonly TokenRecord[]): string {
+/** The tokens, each with its daily budget and what its executions spent on `day` (`spent`, in the same order). */
+function tokenTable(records: readonly TokenRecord[], spent: readonly Spend[], day: Date): string {
   if (records.length === 0) return 'No tokens yet; create one with: crewd tokens create --org\n';
-  const header = ['ID', 'KIND', 'USER', 'NAME', 'CREWS', 'CREATED', 'REVOKED'];
-  const rows = records.map((record) => [
+  const header = [
+    'ID',
+    'KIND',
+    'USER',
+    'NAME',
+    'CREWS',
+    'DAILY BUDGET',
+    `SPENT ${day.toISOString().slice(0, 10)}`,
+    'CREATED',
+    'REVOKED',
+  ];
+  const rows = records.map((record, index) => [
     record.id,
     record.deploy === true ? 'deploy' : record.kind,
     record.userId ?? '-',
     record.name ?? '-',
     record.crews?.join(',') ?? '*',
+    record.dailyBudget == null ? '-' : budgetText(record.dailyBudget),
+    spendText(spent[index]),
     record.createdAt.toISOString(),
     record.revokedAt?.toISOString() ?? '-',
   ]);
   return textTable(header, rows);
+}
+
+/** `50000 tokens, $2.5`: the amounts the budget sets. */
+function budgetText(budget: Budget): string {
+  return [
+    ...(budget.tokens === undefined ? [] : [`${budget.tokens} tokens`]),
+    ...(budget.costUsd === undefined ? [] : [`$${budget.costUsd}`]),
+  ].join(', ');
+}
+
+/** `1050 tokens, $1.05` (and the calls of models with no known price), or `-` for nothing spent. */
+function spendText(spent: Spend | undefined): string {
+  if (spent === undefined || (spent.tokens === 0 && spent.unpricedRequests === 0)) return '-';
+  const unpriced = spent.unpricedRequests === 0 ? '' : `, ${spent.unpricedRequests} unpriced`;
+  return `${spent.tokens} tokens, $${roundUsd(spent.costUsd)}${unpriced}`;
 }
 
 /** The daily budget the options give, as numbers; the token service checks their values. */

@@ -62,3 +62,11 @@ export function wouldPass(limit: Budget, spent: Spend, call: CallEstimate): bool
   if (limit.costUsd === undefined || call.costUsd === undefined) return false;
   return spent.costUsd + call.costUsd > limit.costUsd;
 }
+
+const dayMs = 24 * 60 * 60 * 1000;
+
+/** The UTC day `now` falls in, as the range a token's daily budget counts spend over: [start, end). */
+export function utcDayOf(now: Date): { readonly start: Date; readonly end: Date } {
+  const start = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
+  return { start, end: new Date(start.getTime() + dayMs) };
+}

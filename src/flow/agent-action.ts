@@ -8,6 +8,7 @@ import type { AgentActionDefinition } from './flow-definition.ts';
 import { FlowMethodError } from './flow-errors.ts';
 import type { ActionContext } from './flow-action-context.ts';
 import { actionCheckpoint } from './action-checkpoint.ts';
+import { modelCallHooks } from './model-call-hooks.ts';
 import { crewOutputOf, validatedEntry } from './crew-output.ts';
 import { renderTemplated } from './templated-value.ts';
 import { withRegistryToolNames } from './flow-tool-reference.ts';
@@ -67,6 +68,7 @@ export async function runAgentAction(
     defaultModel: context.dependencies.defaultModel,
     signal: context.signal,
     onEvent: (event) => context.dependencies.onEngineEvent?.(context.method, event),
+    ...modelCallHooks(context),
     ...(context.dependencies.clock === undefined ? {} : { clock: context.dependencies.clock }),
   });
   if (outcome.kind !== 'completed')

@@ -16,6 +16,7 @@ import type { CrewActionDefinition } from './flow-definition.ts';
 import { FlowMethodError } from './flow-errors.ts';
 import type { ActionContext } from './flow-action-context.ts';
 import { actionCheckpoint } from './action-checkpoint.ts';
+import { modelCallHooks } from './model-call-hooks.ts';
 import { crewOutputOf, validatedEntry } from './crew-output.ts';
 import { renderTemplated } from './templated-value.ts';
 import { flowToolName, withRegistryToolNames } from './flow-tool-reference.ts';
@@ -58,6 +59,7 @@ export async function runCrewAction(
     defaultModel: context.dependencies.defaultModel,
     signal: context.signal,
     onEvent: (event) => context.dependencies.onEngineEvent?.(context.method, event),
+    ...modelCallHooks(context),
     ...(context.dependencies.clock === undefined ? {} : { clock: context.dependencies.clock }),
   });
   if (outcome.kind !== 'completed') {

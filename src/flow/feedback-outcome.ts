@@ -1,4 +1,4 @@
-import type { ChatModel } from '../llm/chat-model.ts';
+import type { ChatModel, ChatRequest } from '../llm/chat-model.ts';
 
 /** crewAI's prompt (translations `human_feedback_collapse`) asking a model which outcome feedback means. */
 export function collapsePrompt(feedback: string, outcomes: readonly string[]): string {
@@ -17,6 +17,8 @@ export interface OutcomeRequest {
   /** The model that classifies free-text feedback; undefined when `llm: null`. */
   readonly model: ChatModel | undefined;
   readonly signal?: AbortSignal;
+  /** Awaited before the model is asked (never when no call is needed); what it throws stops the classification. */
+  readonly beforeCall?: (chat: ChatRequest) => void | Promise<void>;
 }
 
 /**
@@ -35,17 +37,16 @@ export async function feedbackOutcome(request: OutcomeRequest): Promise<string |
   const model = request.model;
   const signal = request.signal ?? new AbortController().signal;
   const messages = [{ role: 'user' as const, content: collapsePrompt(request.feedback, emit) }];
+  const schema = {
+    type: 'object',
+    properties: { outcome: { type: 'string', enum: [...emit] } },
+    required: ['outcome'],
+    additionalProperties: false,
+  };
+  const structured: ChatRequest = { messages, responseSchema: { name: 'FeedbackOutcome', schema } };
+  await request.beforeCall?.(structured);
   try {
-    const schema = {
-      type: 'object',
-      properties: { outcome: { type: 'string', enum: [...emit] } },
-      required: ['outcome'],
-      additionalProperties: false,
-    };
-    const response = await model.generate(
-      { messages, responseSchema: { name: 'FeedbackOutcome', schema } },
-      signal,
-    );
+    const response = await model.generate(structured, signal);
     return structuredOutcome(response.text, emit) ?? exactOutcome(response.text, emit) ?? emit[0] ?? null;
   } catch {
     // crewAI's plain fallback when the structured call fails.

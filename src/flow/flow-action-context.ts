@@ -1,7 +1,8 @@
 import type { EngineEvent } from '../domain/events.ts';
-import type { Checkpoint } from '../engine/run-request.ts';
+import type { Checkpoint, PlannedModelCall } from '../engine/run-request.ts';
 import type { ToolRegistry } from '../engine/tool.ts';
 import type { ModelResolver } from '../llm/chat-model.ts';
+import type { PriceTable } from '../llm/price-table.ts';
 import type { CelRoot } from './cel-expression.ts';
 import type { JsonValue } from './cel-values.ts';
 import type { PythonActionDefinition } from './flow-definition.ts';
@@ -38,6 +39,14 @@ export interface FlowRunDependencies {
    * Given once, to the method's first crew or agent run; undefined when nothing was cut short.
    */
   readonly checkpointOf?: (method: string) => Checkpoint | undefined;
+  /** Prices the model calls of the method's agents and crews into their usage; without it usage has no cost. */
+  readonly prices?: PriceTable;
+  /**
+   * Awaited before every model call a method's agents and crews actually make (a replayed one is not): it may stop
+   * the whole run by throwing (a budget about to be passed). What it throws is no failure of the method: it
+   * reaches the caller of `runFlow` unchanged, the other methods in flight stopped.
+   */
+  readonly beforeModelCall?: (method: string, call: PlannedModelCall) => void | Promise<void>;
 }
 
 /** What one action sees while it runs. */

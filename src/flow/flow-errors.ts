@@ -44,3 +44,14 @@ export class ExpressionEvaluationError extends Error {
     this.name = 'ExpressionEvaluationError';
   }
 }
+
+/**
+ * What a run's `beforeModelCall` threw, carried through the method untouched: it stops the whole run and is no
+ * failure of the method. `runFlow` rethrows `thrown` to its caller.
+ */
+export class FlowStopped extends Error {
+  constructor(readonly thrown: unknown) {
+    super('The flow run was stopped before a model call');
+    this.name = 'FlowStopped';
+  }
+}

@@ -1,6 +1,6 @@
 import type { JsonValue } from './cel-values.ts';
 import type { FlowDefinition, FlowMethodDefinition } from './flow-definition.ts';
-import { FlowMethodError } from './flow-errors.ts';
+import { FlowMethodError, FlowStopped } from './flow-errors.ts';
 import type { FlowRunDependencies, ReviewRejection } from './flow-action-context.ts';
 import { directOrBranches, isMultiEventOr, mentions, satisfied } from './flow-conditions.ts';
 import type { FlowCondition } from './flow-schema.ts';
@@ -328,6 +328,8 @@ export class FlowRun {
           },
         });
       } catch (error) {
+        // Stopped from outside before a model call: the method did not fail, and runs on from its crew's steps.
+        if (error instanceof FlowStopped) throw error;
         if (race?.winner !== undefined && race.winner !== method.name) throw new RaceLost();
         if (!this.#controller.signal.aborted)
           this.onEvent({ type: 'method-fail', method: method.name, error });

@@ -1,10 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { CrewdError } from '../domain/errors.ts';
 import type { ModelSpec } from '../domain/crew.ts';
+import { emptyUsage } from '../domain/usage.ts';
+import { estimateCall } from '../engine/call-cost.ts';
+import type { ChatModel, ChatRequest } from '../llm/chat-model.ts';
 import type { JsonValue } from './cel-values.ts';
 import type { FlowDefinition, FlowMethodDefinition } from './flow-definition.ts';
 import type { FlowRunDependencies } from './flow-action-context.ts';
 import { feedbackOutcome } from './feedback-outcome.ts';
+import { FlowStopped } from './flow-errors.ts';
 import type { FlowJournal, FlowJournalEntry } from './flow-journal.ts';
 import { FlowPause, FlowRun } from './flow-run.ts';
 import type { FlowEvent } from './flow-run.ts';
@@ -73,6 +77,7 @@ export async function runFlow(options: RunFlowOptions): Promise<FlowOutcome> {
   try {
     await run.start();
   } catch (error) {
+    if (error instanceof FlowStopped) throw error.thrown;
     if (!(error instanceof FlowPause)) throw error;
     const feedback = error.method.humanFeedback;
     return {
@@ -116,11 +121,13 @@ async function answerReview(
   if (pending === undefined || method?.humanFeedback === undefined) {
     throw new CrewdError('NOT_PENDING_HUMAN_INPUT', 'Execution is not in pending human input state');
   }
+  const model = reviewModel(method, dependencies);
   const outcome = await feedbackOutcome({
     feedback,
     emit: method.humanFeedback.emit,
     defaultOutcome: method.humanFeedback.defaultOutcome,
-    model: reviewModel(method, dependencies),
+    model,
+    beforeCall: (chat) => beforeClassifying(pending, chat, model, dependencies),
   });
   const entry: FlowJournalEntry = {
     kind: 'feedback-given',
@@ -133,6 +140,28 @@ async function answerReview(
   };
   await journal.append(entry);
   return entry;
+}
+
+/**
+ * The run's check before the call classifying a review's feedback, as the review's method's. What it throws
+ * reaches runFlow's caller (no method runs yet): the review is answered again, and the call made, when the run
+ * goes on.
+ */
+async function beforeClassifying(
+  review: { readonly method: string; readonly call: number },
+  chat: ChatRequest,
+  model: ChatModel | undefined,
+  dependencies: FlowRunDependencies,
+): Promise<void> {
+  if (dependencies.beforeModelCall === undefined || model === undefined) return;
+  await dependencies.beforeModelCall(review.method, {
+    taskId: review.method,
+    attempt: review.call,
+    agent: '',
+    model: model.id,
+    attemptUsage: emptyUsage,
+    estimate: () => estimateCall(chat, model.id, dependencies.prices),
+  });
 }
 
 /** The model a review's free-text feedback is classified with: `human_feedback.llm`, resolved lazily. */

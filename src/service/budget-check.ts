@@ -1,6 +1,7 @@
 import {
   extendedBudget,
   spendOf,
+  utcDayOf,
   wouldPass,
   type Budget,
   type BudgetReached,
@@ -41,14 +42,11 @@ export async function dailyBudgetReached(
 ): Promise<BudgetReached | undefined> {
   const daily = execution.dailyBudget;
   if (daily === undefined) return undefined;
-  const dayStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
-  const dayEnd = new Date(dayStart.getTime() + dayMs);
-  const spent = await store.tokenSpend(execution.owner.tokenId, dayStart, dayEnd);
+  const day = utcDayOf(now);
+  const spent = await store.tokenSpend(execution.owner.tokenId, day.start, day.end);
   const limit = extendedBudget(daily, budgetApprovals(execution.feedback, 'daily'));
   return wouldPass(limit, spent, call.estimate()) ? { scope: 'daily', limit, spent } : undefined;
 }
-
-const dayMs = 24 * 60 * 60 * 1000;
 
 /** What a budget pause shows as its pending output: a sentence with the budget and the spend. */
 export function budgetPauseOutput(call: PlannedModelCall, reached: BudgetReached): TaskOutput {

@@ -290,7 +290,9 @@ export class DurableExecutionService implements ExecutionService {
         ? await this.#answerReview(execution, pending, feedback, webhooks)
         : await this.#answerBudget(execution, pending, feedback, webhooks);
     if (answered === null) throw notPending();
-    return unit?.kind === 'flow' ? flowResumed(pending, feedback.approved) : answered;
+    return unit?.kind === 'flow' && pending.budget === undefined
+      ? flowResumed(pending, feedback.approved)
+      : answered;
   }
 
   /**
@@ -446,7 +448,8 @@ export class DurableExecutionService implements ExecutionService {
     } finally {
       slot.release();
     }
-    return { status: 'resumed', message: `Budget extended; task '${pending.taskId}' goes on` };
+    const part = this.deps.versions?.unitOf(execution.crewVersion).kind === 'flow' ? 'method' : 'task';
+    return { status: 'resumed', message: `Budget extended; ${part} '${pending.taskId}' goes on` };
   }
 
   async cancel(executionId: string, caller: Caller): Promise<Execution> {

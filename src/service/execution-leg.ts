@@ -174,12 +174,17 @@ export class ExecutionLeg {
       executionBudgetReached(this.#execution, call) ??
       (await dailyBudgetReached(this.#execution, call, now, this.deps.store));
     if (reached === undefined) return;
+    // A leg's claim is held for its first write; a flow may reach a model call before any (the call classifying
+    // a review's feedback): the claim is written first, as a pause is made only from RUNNING.
+    if (this.#committed.state === 'PENDING') await this.#write(undefined);
     const execution = this.#execution;
     const output = budgetPauseOutput(call, reached);
     await this.#write({
       ...this.#guard(now),
       state: 'PAUSED',
       pending: { taskId: call.taskId, attempt: call.attempt, output, budget: reached },
+      // A flow's pause names the method, which is the one a resume goes on with.
+      patch: this.deps.unitKind === 'flow' ? { currentTask: call.taskId } : {},
       events: [eventRecord.budgetReached(output, reached)],
       outbox: this.deps.notifications.budgetReached(execution, output, reached),
     });

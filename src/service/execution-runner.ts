@@ -206,6 +206,7 @@ export class ExecutionRunner {
       leg,
       unit: runnable,
       ...(checkpoint === undefined ? {} : { checkpoint }),
+      ...(this.deps.prices === undefined ? {} : { prices: this.deps.prices }),
       signal,
       clock: this.deps.clock,
       onEngineEvent: (event) => {

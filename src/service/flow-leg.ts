@@ -6,6 +6,7 @@ import { emptyUsage } from '../domain/usage.ts';
 import type { JsonValue } from '../flow/cel-values.ts';
 import type { FlowEvent } from '../flow/flow-run.ts';
 import { runFlow, pendingReview, type FlowOutcome } from '../flow/run-flow.ts';
+import type { PriceTable } from '../llm/price-table.ts';
 import type { MethodTraceEvent } from '../observability/execution-trace.ts';
 import { eventRecord } from './event-records.ts';
 import type { ExecutionLeg } from './execution-leg.ts';
@@ -25,6 +26,8 @@ export interface FlowLegOptions {
   readonly onMethodEvent?: (event: MethodTraceEvent) => void;
   /** The method in flight when the last process stopped: its crew goes on from its last completed step. */
   readonly checkpoint?: FlowCheckpoint;
+  /** Prices the model calls of the flow's agents and crews into the execution's usage. */
+  readonly prices?: PriceTable;
 }
 
 /**
@@ -57,6 +60,11 @@ export async function runFlowLeg(options: FlowLegOptions): Promise<FlowOutcome> 
       onEngineEvent: (_method, event) => journal.serialize(() => options.onEngineEvent(event)),
       clock: options.clock,
       checkpointOf,
+      ...(options.prices === undefined ? {} : { prices: options.prices }),
+      // The budgets are checked before every model call of the flow, in order with its writes: a pause names the
+      // method, which goes on from its crew's last completed step once the budget is extended.
+      beforeModelCall: (method, call) =>
+        journal.serialize(() => leg.beforeModelCall({ ...call, taskId: method })),
       ...(options.warn === undefined ? {} : { onWarning: options.warn }),
     },
     inputs: execution.inputs,
@@ -87,8 +95,10 @@ function answerWaiting(execution: Execution): { feedback: string; rejected: bool
   const entries = journalEntries(execution);
   const waiting = pendingReview(entries);
   if (waiting === undefined) return undefined;
+  // An answer to a budget pause (one before classifying this review's feedback, say) is no answer to the review.
   const given = execution.feedback.findLast(
-    (feedback) => feedback.taskId === waiting.method && feedback.attempt === waiting.call,
+    (feedback) =>
+      feedback.taskId === waiting.method && feedback.attempt === waiting.call && feedback.budget === undefined,
   );
   return given === undefined ? undefined : { feedback: given.text, rejected: !given.approved };
 }

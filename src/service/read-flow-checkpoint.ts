@@ -3,7 +3,7 @@ import type { Checkpoint } from '../engine/run-request.ts';
 import type { TaskOutput } from '../domain/task-output.ts';
 import { emptyUsage } from '../domain/usage.ts';
 import type { EventStore } from '../store/store.ts';
-import { follow } from './read-step-journal.ts';
+import { follow, resumedFromBudgetPause } from './read-step-journal.ts';
 
 const pageSize = 500;
 
@@ -14,17 +14,19 @@ export interface FlowCheckpoint {
 }
 
 /**
- * What the crew of the flow method in flight did before its last process stopped, read back from the execution's
- * event log: the tasks that ended since the method's last start, and the completed steps of the task attempt
- * open then. Undefined when no method was in flight. Methods running side by side write their crews' events into
- * one log; only the method the execution names as current is read back (the others run again from their start).
+ * What the crew of the flow method in flight did before its last process stopped (or a budget pause stopped it,
+ * now approved), read back from the execution's event log: the tasks that ended since the method's last start, and
+ * the completed steps of the task attempt open then. Undefined when no method was in flight. Methods running side
+ * by side write their crews' events into one log; only the method the execution names as current is read back
+ * (the others run again from their start).
  */
 export async function readFlowCheckpoint(
   store: EventStore,
   execution: Execution,
 ): Promise<FlowCheckpoint | undefined> {
   const method = execution.currentTask;
-  if (execution.state !== 'RUNNING' || method === null) return undefined;
+  if (method === null) return undefined;
+  if (execution.state !== 'RUNNING' && !resumedFromBudgetPause(execution)) return undefined;
   let inFlight = false;
   let outputs: TaskOutput[] = [];
   let journal: ReturnType<typeof follow>;

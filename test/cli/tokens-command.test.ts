@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openStore } from '../../src/open-store.ts';
+import { anyLogEntry, newExecution } from '../store/store-fixtures.ts';
 import { runCrewd, tempDir } from './crewd-command.ts';
 
 describe('crewd tokens', () => {
@@ -19,7 +20,9 @@ describe('crewd tokens', () => {
     const listed = await runCrewd(['tokens', 'list', '--database', database]);
     expect(listed.code).toBe(0);
     const [header, ...rows] = listed.stdout.trimEnd().split('\n');
-    expect(header).toMatch(/^ID\s+KIND\s+USER\s+NAME\s+CREWS\s+CREATED\s+REVOKED$/);
+    expect(header).toMatch(
+      /^ID\s+KIND\s+USER\s+NAME\s+CREWS\s+DAILY BUDGET\s+SPENT \d{4}-\d\d-\d\d\s+CREATED\s+REVOKED$/,
+    );
     expect(rows).toHaveLength(2);
     expect(rows.find((row) => /\borg\b/.test(row))).toMatch(/\bci\b.*\s-$/);
     expect(rows.find((row) => /\buser\b/.test(row))).toMatch(/\balice\b/);
@@ -117,5 +120,85 @@ describe('crewd tokens create --daily-budget-tokens / --daily-budget-usd', () =>
 
     expect(result.code).toBe(1);
     expect(result.stderr).toBe(`crewd: ${message}\n`);
+  });
+});
+
+describe('crewd tokens list', () => {
+  it("shows each token's daily budget and what its executions spent today (UTC)", async () => {
+    const database = join(tempDir(), 'tokens.db');
+    await runCrewd([
+      'tokens',
+      'create',
+      '--user',
+      'erin',
+      '--daily-budget-tokens',
+      '50000',
+      '--daily-budget-usd',
+      '2.5',
+      '--database',
+      database,
+    ]);
+    await runCrewd(['tokens', 'create', '--user', 'finn', '--database', database]);
+    // Model calls of erin's execution at noon yesterday, today and tomorrow, each of a size of its own: whichever
+    // day the command counts (today, or tomorrow should midnight pass meanwhile), its spend names it.
+    const spendByDay = new Map<string, string>();
+    const store = await openStore(database);
+    try {
+      const erin = (await store.listTokens()).find((token) => token.userId === 'erin')!;
+      const { execution } = await store.createExecution(
+        newExecution({ owner: { tokenId: erin.id, userId: 'erin' }, createdAt: new Date() }),
+      );
+      const today = new Date();
+      const noon = (days: number) =>
+        new Date(Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate() + days, 12));
+      await store.applyChange({
+        executionId: execution.id,
+        fromStates: ['PENDING'],
+        state: 'RUNNING',
+        now: noon(-1),
+      });
+      for (const [days, tokens] of [
+        [-1, 100],
+        [0, 2100],
+        [1, 30],
+      ] as const) {
+        const usage = {
+          prompt_tokens: tokens,
+          completion_tokens: 0,
+          total_tokens: tokens,
+          cost_usd: tokens / 1000,
+        };
+        const call = anyLogEntry('model-call-end', {
+          task_id: 'research',
+          attempt: 1,
+          model: 'm',
+          text: '',
+          tool_calls: [],
+          usage,
+        });
+        await store.applyChange({
+          executionId: execution.id,
+          fromStates: ['RUNNING'],
+          events: [call, call],
+          now: noon(days),
+        });
+        spendByDay.set(
+          noon(days).toISOString().slice(0, 10),
+          `${2 * tokens} tokens, $${(2 * tokens) / 1000}`,
+        );
+      }
+    } finally {
+      await store.close();
+    }
+
+    const listed = await runCrewd(['tokens', 'list', '--database', database]);
+    expect(listed.code).toBe(0);
+    const [header, ...rows] = listed.stdout.trimEnd().split('\n');
+    const day = /SPENT (\d{4}-\d\d-\d\d)/.exec(header!)![1]!;
+    expect(rows.find((row) => /\berin\b/.test(row))).toContain(
+      `50000 tokens, $2.5  ${spendByDay.get(day)}  `,
+    );
+    // A token without a daily budget, whose executions spent nothing.
+    expect(rows.find((row) => /\bfinn\b/.test(row))).toMatch(/\*\s+-\s+-\s+\d{4}-/);
   });
 });
