@@ -15,7 +15,8 @@ import type { JsonValue } from './cel-values.ts';
 import type { CrewActionDefinition } from './flow-definition.ts';
 import { FlowMethodError } from './flow-errors.ts';
 import type { ActionContext } from './flow-action-context.ts';
-import { actionCheckpoint } from './action-checkpoint.ts';
+import { actionCheckpoint, spentBefore } from './action-checkpoint.ts';
+import { addUsage } from '../domain/usage.ts';
 import { crewOutputOf, validatedEntry } from './crew-output.ts';
 import { renderTemplated } from './templated-value.ts';
 import { flowToolName, withRegistryToolNames } from './flow-tool-reference.ts';
@@ -48,16 +49,18 @@ export async function runCrewAction(
       error,
     );
   }
+  const run = context.nextRun();
+  const checkpoint = actionCheckpoint(context, crew, run);
   const outcome = await runCrew({
     executionId: context.dependencies.executionId,
     crew,
     inputs,
-    checkpoint: actionCheckpoint(context, crew),
+    checkpoint,
     models: context.dependencies.models,
     tools: context.dependencies.tools,
     defaultModel: context.dependencies.defaultModel,
     signal: context.signal,
-    onEvent: (event) => context.dependencies.onEngineEvent?.(context.method, event),
+    onEvent: (event) => context.dependencies.onEngineEvent?.(run, event),
     ...(context.dependencies.clock === undefined ? {} : { clock: context.dependencies.clock }),
   });
   if (outcome.kind !== 'completed') {
@@ -66,7 +69,7 @@ export async function runCrewAction(
       'a task of the crew asked for human input; use human_feedback on the flow method instead',
     );
   }
-  return crewOutputOf(outcome.outputs, outcome.usage);
+  return crewOutputOf(outcome.outputs, addUsage(spentBefore(checkpoint), outcome.usage));
 }
 
 /** An inline crew: agents as a map, a list of `{name, …}` or a list of one-key maps; tasks in order. */

@@ -208,9 +208,9 @@ export class ExecutionRunner {
       ...(checkpoint === undefined ? {} : { checkpoint }),
       signal,
       clock: this.deps.clock,
-      onEngineEvent: (event) => {
+      onEngineEvent: (event, run) => {
         traced?.record(event);
-        return leg.record(event, this.#shuttingDown);
+        return leg.record(event, this.#shuttingDown, run);
       },
       onMethodEvent: (event) => traced?.method(event),
     });
