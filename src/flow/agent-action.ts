@@ -1,4 +1,5 @@
 import type { CrewDefinition } from '../domain/crew.ts';
+import { addUsage } from '../domain/usage.ts';
 import { runCrew } from '../engine/crew-process.ts';
 import { agentSchema } from '../crew/agent-schema.ts';
 import { assembleCrew } from '../crew/load-crew.ts';
@@ -8,7 +9,6 @@ import type { AgentActionDefinition } from './flow-definition.ts';
 import { FlowMethodError } from './flow-errors.ts';
 import type { ActionContext } from './flow-action-context.ts';
 import { actionCheckpoint, spentBefore } from './action-checkpoint.ts';
-import { addUsage } from '../domain/usage.ts';
 import { crewOutputOf, validatedEntry } from './crew-output.ts';
 import { renderTemplated } from './templated-value.ts';
 import { withRegistryToolNames } from './flow-tool-reference.ts';

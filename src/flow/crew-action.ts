@@ -1,6 +1,7 @@
 import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { CrewDefinition } from '../domain/crew.ts';
+import { addUsage } from '../domain/usage.ts';
 import { runCrew } from '../engine/crew-process.ts';
 import { agentSchema } from '../crew/agent-schema.ts';
 import type { AgentEntry } from '../crew/agent-schema.ts';
@@ -16,7 +17,6 @@ import type { CrewActionDefinition } from './flow-definition.ts';
 import { FlowMethodError } from './flow-errors.ts';
 import type { ActionContext } from './flow-action-context.ts';
 import { actionCheckpoint, spentBefore } from './action-checkpoint.ts';
-import { addUsage } from '../domain/usage.ts';
 import { crewOutputOf, validatedEntry } from './crew-output.ts';
 import { renderTemplated } from './templated-value.ts';
 import { flowToolName, withRegistryToolNames } from './flow-tool-reference.ts';

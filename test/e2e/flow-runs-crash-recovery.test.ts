@@ -97,7 +97,7 @@ describe.each(databases)(
       const second = await serve(dir, created.url, { VISIT_LOG: visits });
       const done = await apiClient(second.url).waitForState(id, ['SUCCESS', 'FAILED']);
       expect(done.body.state).toBe('SUCCESS');
-      expect(done.body.result).toBe('Left third done. | Right third done.');
+      expect(done.body.result).toBe('Left third done. (4 calls) | Right third done. (3 calls)');
       expect(done.body.flow_methods[0]).toBe('begin');
       expect([...done.body.flow_methods].sort()).toEqual(['begin', 'joined', 'left', 'right']);
       // No completed model call of either branch is asked again; the calls cut short by the kill are.
