@@ -6,6 +6,7 @@ import { CrewdError } from '../domain/errors.ts';
 import type { EngineEvent } from '../domain/events.ts';
 import { addUsage, emptyUsage } from '../domain/usage.ts';
 import type { JsonValue } from '../flow/cel-values.ts';
+import type { CrewRun } from '../flow/flow-action-context.ts';
 import { checkFlowInputs } from '../flow/flow-state.ts';
 import { openFlowRuntime } from '../flow/open-flow-runtime.ts';
 import type { FlowRuntime } from '../flow/open-flow-runtime.ts';
@@ -97,7 +98,7 @@ async function runOpenedFlow(
     defaultModel: env.MODEL === '' ? undefined : env.MODEL,
     executionId: randomUUID(),
     onWarning: warn,
-    onEngineEvent: (_method: string, event: EngineEvent) => {
+    onEngineEvent: (_run: CrewRun, event: EngineEvent) => {
       if (event.type === 'model-call-end') usage = addUsage(usage, event.usage);
     },
   };

@@ -20,9 +20,19 @@ const guardrailCheckSchema = z.object({
 const entry = <Type extends string, Data extends z.ZodType>(type: Type, data: Data) =>
   z.object({ type: z.literal(type), data });
 
+/**
+ * In a flow's log, which crew or agent run of which method call an inner event belongs to (the `run`-th of the
+ * `call`-th execution of `method`): a restarted process reads each run's completed steps back by it.
+ */
+const flowRunSchema = z.object({ method: z.string(), call: z.number().int(), run: z.number().int() });
+const inFlowRun = { flow_run: flowRunSchema.optional() };
+
 export const executionLogEventSchema = z.discriminatedUnion('type', [
   entry('execution-start', z.object({ state: z.literal('RUNNING') })),
-  entry('task-start', z.object({ task_id: z.string(), agent: z.string(), attempt: z.number().int() })),
+  entry(
+    'task-start',
+    z.object({ task_id: z.string(), agent: z.string(), attempt: z.number().int(), ...inFlowRun }),
+  ),
   /** A model's answer; with the tool results after it, the journal a restarted task attempt goes on from. */
   entry(
     'model-call-end',
@@ -45,14 +55,18 @@ export const executionLogEventSchema = z.discriminatedUnion('type', [
         /** True when its model has no known price. */
         unpriced: z.literal(true).optional(),
       }),
+      ...inFlowRun,
     }),
   ),
   /** The step webhook's payload; `tool_call_id` marks a tool call's result in the journal. */
-  entry('step-end', stepPayloadSchema.extend({ tool_call_id: z.string().optional() })),
-  entry('guardrail-start', guardrailCheckSchema),
-  entry('guardrail-end', guardrailCheckSchema.extend({ success: z.boolean(), error: z.string().nullable() })),
+  entry('step-end', stepPayloadSchema.extend({ tool_call_id: z.string().optional(), ...inFlowRun })),
+  entry('guardrail-start', guardrailCheckSchema.extend(inFlowRun)),
+  entry(
+    'guardrail-end',
+    guardrailCheckSchema.extend({ success: z.boolean(), error: z.string().nullable(), ...inFlowRun }),
+  ),
   /** The task webhook's payload, with the attempt that produced it. */
-  entry('task-end', taskPayloadSchema.extend({ attempt: z.number().int() })),
+  entry('task-end', taskPayloadSchema.extend({ attempt: z.number().int(), ...inFlowRun })),
   entry(
     'human-input-request',
     z.object({
@@ -102,6 +116,9 @@ export type ExecutionLogData<Type extends ExecutionLogEventType> = Extract<
 export const executionLogEventTypes = executionLogEventSchema.options.map(
   (option) => option.shape.type.value,
 ) as readonly ExecutionLogEventType[];
+
+/** A flow's crew or agent run, as its inner events name it. */
+export type FlowRunTag = z.infer<typeof flowRunSchema>;
 
 /** The entries only a flow's executions write: its methods' starts, ends and failures. */
 export const flowLogEventTypes: readonly ExecutionLogEventType[] = [

@@ -1,17 +1,18 @@
 import type { CrewDefinition } from '../domain/crew.ts';
 import type { HumanFeedback } from '../domain/task-output.ts';
 import type { Checkpoint } from '../engine/run-request.ts';
+import { addUsage, emptyUsage, type TokenUsage } from '../domain/usage.ts';
 import type { JsonValue } from './cel-values.ts';
-import type { ActionContext, ReviewRejection } from './flow-action-context.ts';
+import type { ActionContext, CrewRun, ReviewRejection } from './flow-action-context.ts';
 
 /**
- * Where the crew (or the one-task crew of an agent) of a method starts: what a cut-short run left, and, when the
+ * Where a crew run (or the one-task crew of an agent) of a method starts: what it left when cut short, and, when the
  * method runs again after its reviewer rejected its output, each rejection as a rejection of the crew's last task
  * (the task whose answer was the method's output). The engine then shows the model its previous answer and the
  * feedback, inside feedback slots, as it does on a crew task's retry.
  */
-export function actionCheckpoint(context: ActionContext, crew: CrewDefinition): Checkpoint {
-  const cut = context.dependencies.checkpointOf?.(context.method) ?? { outputs: [], feedback: [] };
+export function actionCheckpoint(context: ActionContext, crew: CrewDefinition, run: CrewRun): Checkpoint {
+  const cut = context.dependencies.checkpointOf?.(run) ?? { outputs: [], feedback: [] };
   const last = crew.tasks.at(-1);
   const rejections = context.rejections ?? [];
   if (last === undefined || rejections.length === 0) return cut;
@@ -39,4 +40,12 @@ function answerOf(output: JsonValue): string {
   )
     return output.raw;
   return JSON.stringify(output);
+}
+
+/**
+ * What the tasks a run completed before it was cut short spent: the run skips them, and its output counts them as
+ * the uninterrupted run would have.
+ */
+export function spentBefore(checkpoint: Checkpoint): TokenUsage {
+  return checkpoint.outputs.reduce((spent, output) => addUsage(spent, output.usage), emptyUsage);
 }

@@ -1,4 +1,5 @@
 import type { CrewDefinition } from '../domain/crew.ts';
+import { addUsage } from '../domain/usage.ts';
 import { runCrew } from '../engine/crew-process.ts';
 import { agentSchema } from '../crew/agent-schema.ts';
 import { assembleCrew } from '../crew/load-crew.ts';
@@ -7,7 +8,7 @@ import type { JsonValue } from './cel-values.ts';
 import type { AgentActionDefinition } from './flow-definition.ts';
 import { FlowMethodError } from './flow-errors.ts';
 import type { ActionContext } from './flow-action-context.ts';
-import { actionCheckpoint } from './action-checkpoint.ts';
+import { actionCheckpoint, spentBefore } from './action-checkpoint.ts';
 import { modelCallHooks } from './model-call-hooks.ts';
 import { crewOutputOf, validatedEntry } from './crew-output.ts';
 import { renderTemplated } from './templated-value.ts';
@@ -58,16 +59,18 @@ export async function runAgentAction(
     tasks: crew.tasks.map((task) => ({ ...task, expectedOutput: '' })),
     requiredInputs: [],
   };
+  const run = context.nextRun();
+  const checkpoint = actionCheckpoint(context, kickoff, run);
   const outcome = await runCrew({
     executionId: context.dependencies.executionId,
     crew: kickoff,
     inputs: {},
-    checkpoint: actionCheckpoint(context, kickoff),
+    checkpoint,
     models: context.dependencies.models,
     tools: context.dependencies.tools,
     defaultModel: context.dependencies.defaultModel,
     signal: context.signal,
-    onEvent: (event) => context.dependencies.onEngineEvent?.(context.method, event),
+    onEvent: (event) => context.dependencies.onEngineEvent?.(run, event),
     ...modelCallHooks(context),
     ...(context.dependencies.clock === undefined ? {} : { clock: context.dependencies.clock }),
   });
@@ -76,7 +79,7 @@ export async function runAgentAction(
       context.method,
       'the agent asked for human input, which an agent action cannot take',
     );
-  const crewOutput = crewOutputOf(outcome.outputs, outcome.usage);
+  const crewOutput = crewOutputOf(outcome.outputs, addUsage(spentBefore(checkpoint), outcome.usage));
   return {
     raw: crewOutput.raw,
     pydantic: null,

@@ -1,6 +1,7 @@
 import { realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { CrewDefinition } from '../domain/crew.ts';
+import { addUsage } from '../domain/usage.ts';
 import { runCrew } from '../engine/crew-process.ts';
 import { agentSchema } from '../crew/agent-schema.ts';
 import type { AgentEntry } from '../crew/agent-schema.ts';
@@ -15,7 +16,7 @@ import type { JsonValue } from './cel-values.ts';
 import type { CrewActionDefinition } from './flow-definition.ts';
 import { FlowMethodError } from './flow-errors.ts';
 import type { ActionContext } from './flow-action-context.ts';
-import { actionCheckpoint } from './action-checkpoint.ts';
+import { actionCheckpoint, spentBefore } from './action-checkpoint.ts';
 import { modelCallHooks } from './model-call-hooks.ts';
 import { crewOutputOf, validatedEntry } from './crew-output.ts';
 import { renderTemplated } from './templated-value.ts';
@@ -49,16 +50,18 @@ export async function runCrewAction(
       error,
     );
   }
+  const run = context.nextRun();
+  const checkpoint = actionCheckpoint(context, crew, run);
   const outcome = await runCrew({
     executionId: context.dependencies.executionId,
     crew,
     inputs,
-    checkpoint: actionCheckpoint(context, crew),
+    checkpoint,
     models: context.dependencies.models,
     tools: context.dependencies.tools,
     defaultModel: context.dependencies.defaultModel,
     signal: context.signal,
-    onEvent: (event) => context.dependencies.onEngineEvent?.(context.method, event),
+    onEvent: (event) => context.dependencies.onEngineEvent?.(run, event),
     ...modelCallHooks(context),
     ...(context.dependencies.clock === undefined ? {} : { clock: context.dependencies.clock }),
   });
@@ -68,7 +71,7 @@ export async function runCrewAction(
       'a task of the crew asked for human input; use human_feedback on the flow method instead',
     );
   }
-  return crewOutputOf(outcome.outputs, outcome.usage);
+  return crewOutputOf(outcome.outputs, addUsage(spentBefore(checkpoint), outcome.usage));
 }
 
 /** An inline crew: agents as a map, a list of `{name, …}` or a list of one-key maps; tasks in order. */

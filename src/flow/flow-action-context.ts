@@ -26,19 +26,19 @@ export interface FlowRunDependencies {
   readonly defaultModel: string | undefined;
   /** The run's id, as tools see it (the kickoff id). */
   readonly executionId: string;
-  /** Events of the agents and crews the flow's methods run. */
-  readonly onEngineEvent?: (method: string, event: EngineEvent) => void | Promise<void>;
+  /** Events of the agents and crews the flow's methods run, with the run they belong to. */
+  readonly onEngineEvent?: (run: CrewRun, event: EngineEvent) => void | Promise<void>;
   readonly pythonActions?: PythonActionHost;
   /** Keys of crews read at run time (`from_declaration`) that crewd ignores. */
   readonly onWarning?: (message: string) => void;
   readonly clock?: () => Date;
   readonly newId?: () => string;
   /**
-   * What the crew of `method` did before its run was cut short (a crash, a handover): its completed tasks and the
-   * steps of the task in flight, so the crew goes on from there without a completed model or tool call made again.
-   * Given once, to the method's first crew or agent run; undefined when nothing was cut short.
+   * What a crew or agent run did before it was cut short (a crash, a handover): its completed tasks and the steps
+   * of the task in flight, so it goes on from there without a completed model or tool call made again. Undefined
+   * when that run has nothing to go on from.
    */
-  readonly checkpointOf?: (method: string) => Checkpoint | undefined;
+  readonly checkpointOf?: (run: CrewRun) => Checkpoint | undefined;
   /** Prices the model calls of the method's agents and crews into their usage; without it usage has no cost. */
   readonly prices?: PriceTable;
   /**
@@ -49,9 +49,22 @@ export interface FlowRunDependencies {
   readonly beforeModelCall?: (method: string, call: PlannedModelCall) => void | Promise<void>;
 }
 
+/**
+ * One crew or agent run inside a flow: the `run`-th (from 1) of the `call`-th execution of `method`. A method runs
+ * one crew or agent, or one per `each` step and item; its runs are numbered in the order they start, the same on
+ * every replay of the call. A method run again (a cycle, a rejected review) is a new call, and its runs begin anew.
+ */
+export interface CrewRun {
+  readonly method: string;
+  readonly call: number;
+  readonly run: number;
+}
+
 /** What one action sees while it runs. */
 export interface ActionContext {
   readonly method: string;
+  /** Names the next crew or agent run of this method's call (see CrewRun); each crew or agent action takes one. */
+  readonly nextRun: () => CrewRun;
   /** The CEL roots: `state`, `outputs` (and `item` inside `each`). */
   readonly data: Readonly<Partial<Record<CelRoot, unknown>>>;
   /** The flow file's directory: `from_declaration` paths are resolved in it. */

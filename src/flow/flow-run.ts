@@ -314,9 +314,11 @@ export class FlowRun {
               this.#controller.signal,
               race.controllers.get(method.name)?.signal ?? this.#controller.signal,
             ]);
+      let runs = 0;
       try {
         output = await runAction(method.action, {
           method: method.name,
+          nextRun: () => ({ method: method.name, call, run: (runs += 1) }),
           data: { state: this.#state, outputs: this.outputsByName() },
           sourceDir: this.definition.sourceDir,
           signal,

@@ -12,6 +12,6 @@ export type { FlowOutcome, RunFlowOptions } from './run-flow.ts';
 export type { FlowEvent } from './flow-run.ts';
 export type { FlowJournal, FlowJournalEntry, FlowBookkeeping } from './flow-journal.ts';
 export { MemoryFlowJournal } from './memory-flow-journal.ts';
-export type { FlowRunDependencies, PythonActionHost, ActionContext } from './flow-action-context.ts';
+export type { FlowRunDependencies, PythonActionHost, ActionContext, CrewRun } from './flow-action-context.ts';
 export { feedbackOutcome } from './feedback-outcome.ts';
 export type { JsonValue } from './cel-values.ts';

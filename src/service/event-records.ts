@@ -1,7 +1,7 @@
 import type { AgentStep, EngineEvent, GuardrailCheck } from '../domain/events.ts';
 import { isFinished, type Execution, type FlowReviewRequest } from '../domain/execution.ts';
 import type { HumanFeedback, TaskOutput } from '../domain/task-output.ts';
-import type { ExecutionLogData, ExecutionLogEvent } from '../domain/execution-log.ts';
+import type { ExecutionLogData, ExecutionLogEvent, FlowRunTag } from '../domain/execution-log.ts';
 import type { BudgetReached } from '../domain/budget.ts';
 import { budgetPauseFields, stepPayload, taskPayload } from '../webhooks/payloads.ts';
 
@@ -116,6 +116,12 @@ export const eventRecord = {
         ...(feedback.budget === undefined ? {} : { kind: 'budget' as const }),
       },
     };
+  },
+
+  /** An inner event of a flow's crew or agent run, marked with that run; any other event as it is. */
+  inFlowRun(record: ExecutionLogEvent, run: FlowRunTag | undefined): ExecutionLogEvent {
+    if (run === undefined) return record;
+    return { ...record, data: { ...record.data, flow_run: run } } as ExecutionLogEvent;
   },
 
   executionEnded(execution: Execution): ExecutionLogEvent {

@@ -4,6 +4,7 @@ import { reviewDue, type DueReview } from '../domain/review-deadline.ts';
 import { CrewdError } from '../domain/errors.ts';
 import type { AgentStep, EngineEvent } from '../domain/events.ts';
 import type { Execution } from '../domain/execution.ts';
+import type { ExecutionLogEvent, FlowRunTag } from '../domain/execution-log.ts';
 import type { TaskOutput } from '../domain/task-output.ts';
 import { addUsage, emptyUsage, type TokenUsage } from '../domain/usage.ts';
 import type { PlannedModelCall, RunOutcome } from '../engine/run-request.ts';
@@ -112,8 +113,10 @@ export class ExecutionLeg {
     });
   }
 
-  async record(event: EngineEvent, stopping: boolean): Promise<void> {
+  /** Writes an engine event; `run` marks the inner events of a flow's crew or agent run with that run. */
+  async record(event: EngineEvent, stopping: boolean, run?: FlowRunTag): Promise<void> {
     const now = this.deps.clock();
+    const marked = (record: ExecutionLogEvent) => eventRecord.inFlowRun(record, run);
     switch (event.type) {
       case 'task-start':
         if (stopping) {
@@ -124,30 +127,30 @@ export class ExecutionLeg {
         await this.#write({
           ...this.#guard(now),
           patch: this.deps.unitKind === 'flow' ? {} : { currentTask: event.taskId },
-          events: [eventRecord.taskStarted(event)],
+          events: [marked(eventRecord.taskStarted(event))],
         });
         return;
       case 'step-end':
         // A final answer travels with its task's end; a tool call is written before the next model call.
-        if (event.step.tool === null) this.#hold(this.#stepChange(event.step, now));
-        else await this.#write(this.#stepChange(event.step, now));
+        if (event.step.tool === null) this.#hold(this.#stepChange(event.step, now, run));
+        else await this.#write(this.#stepChange(event.step, now, run));
         return;
       case 'model-call-end': {
         this.#unsettledUsage = addUsage(this.#unsettledUsage, event.usage);
         this.deps.observer.onModelCall?.(event.model, event.durationMs / 1000, event.usage);
         // An answer that calls tools is saved before they run, so a crash never pays for it twice; a final answer
         // travels with its task's end.
-        const change = { ...this.#guard(now), events: [eventRecord.modelCallEnded(event)] };
+        const change = { ...this.#guard(now), events: [marked(eventRecord.modelCallEnded(event))] };
         if (event.answer.toolCalls.length > 0) await this.#write(change);
         else this.#hold(change);
         return;
       }
       case 'guardrail-start':
-        this.#hold({ ...this.#guard(now), events: [eventRecord.guardrailStarted(event)] });
+        this.#hold({ ...this.#guard(now), events: [marked(eventRecord.guardrailStarted(event))] });
         return;
       case 'guardrail-end':
         // Written before the agent goes on, with the check's model answer: a restart does not report it again.
-        await this.#write({ ...this.#guard(now), events: [eventRecord.guardrailEnded(event)] });
+        await this.#write({ ...this.#guard(now), events: [marked(eventRecord.guardrailEnded(event))] });
         return;
       case 'task-end':
         if (this.#taskStartedAt !== undefined) {
@@ -155,7 +158,7 @@ export class ExecutionLeg {
         }
         // The task's output carries the usage of its own calls.
         this.#unsettledUsage = emptyUsage;
-        await this.#taskEnded(event.output, event.awaitingHumanInput, now);
+        await this.#taskEnded(event.output, event.awaitingHumanInput, now, run);
         return;
     }
   }
@@ -237,23 +240,28 @@ export class ExecutionLeg {
     return { executionId: this.#execution.id, fromStates: ['RUNNING'] as const, now };
   }
 
-  #stepChange(step: AgentStep, now: Date): ExecutionChange {
+  #stepChange(step: AgentStep, now: Date, run: FlowRunTag | undefined): ExecutionChange {
     const execution = this.#execution;
     return {
       ...this.#guard(now),
       patch: { lastStep: step },
-      events: [eventRecord.stepEnded(execution.id, step, execution.meta)],
+      events: [eventRecord.inFlowRun(eventRecord.stepEnded(execution.id, step, execution.meta), run)],
       outbox: this.deps.notifications.stepEnded(execution, step),
     };
   }
 
-  async #taskEnded(output: TaskOutput, awaiting: boolean, now: Date): Promise<void> {
+  async #taskEnded(
+    output: TaskOutput,
+    awaiting: boolean,
+    now: Date,
+    run: FlowRunTag | undefined,
+  ): Promise<void> {
     const execution = this.#execution;
     const { notifications } = this.deps;
     const ended: ExecutionChange = {
       ...this.#guard(now),
       patch: { usage: addUsage(execution.usage, output.usage) },
-      events: [eventRecord.taskEnded(execution.id, output, execution.meta)],
+      events: [eventRecord.inFlowRun(eventRecord.taskEnded(execution.id, output, execution.meta), run)],
       outbox: notifications.taskEnded(execution, output, output.taskId),
     };
     if (!awaiting) {

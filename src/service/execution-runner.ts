@@ -209,9 +209,9 @@ export class ExecutionRunner {
       ...(this.deps.prices === undefined ? {} : { prices: this.deps.prices }),
       signal,
       clock: this.deps.clock,
-      onEngineEvent: (event) => {
+      onEngineEvent: (event, run) => {
         traced?.record(event);
-        return leg.record(event, this.#shuttingDown);
+        return leg.record(event, this.#shuttingDown, run);
       },
       onMethodEvent: (event) => traced?.method(event),
     });

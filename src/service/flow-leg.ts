@@ -4,6 +4,7 @@ import type { Execution, FlowReviewRequest } from '../domain/execution.ts';
 import { summarize, type TaskOutput } from '../domain/task-output.ts';
 import { emptyUsage } from '../domain/usage.ts';
 import type { JsonValue } from '../flow/cel-values.ts';
+import type { CrewRun } from '../flow/flow-action-context.ts';
 import type { FlowEvent } from '../flow/flow-run.ts';
 import { runFlow, pendingReview, type FlowOutcome } from '../flow/run-flow.ts';
 import type { PriceTable } from '../llm/price-table.ts';
@@ -19,12 +20,12 @@ export interface FlowLegOptions {
   readonly unit: RunnableFlow;
   readonly signal: AbortSignal;
   readonly clock: () => Date;
-  /** Each event of the crews and agents the flow's methods run: written as a crew's are. */
-  readonly onEngineEvent: (event: EngineEvent) => Promise<void>;
+  /** Each event of the crews and agents the flow's methods run: written as a crew's are, marked with its run. */
+  readonly onEngineEvent: (event: EngineEvent, run: CrewRun) => Promise<void>;
   readonly warn?: (message: string) => void;
   /** Each method's start, end and failure (with crewd's message for it), for the execution's trace. */
   readonly onMethodEvent?: (event: MethodTraceEvent) => void;
-  /** The method in flight when the last process stopped: its crew goes on from its last completed step. */
+  /** Where the runs in flight when the last process stopped stood: each goes on from its last completed step. */
   readonly checkpoint?: FlowCheckpoint;
   /** Prices the model calls of the flow's agents and crews into the execution's usage. */
   readonly prices?: PriceTable;
@@ -40,14 +41,7 @@ export async function runFlowLeg(options: FlowLegOptions): Promise<FlowOutcome> 
   const execution = leg.execution;
   const journal = new StoreFlowJournal(leg);
   const answer = answerWaiting(execution);
-  let cut = options.checkpoint;
-  // Given once: to the first crew or agent the method runs again.
-  const checkpointOf = (method: string) => {
-    if (cut?.method !== method) return undefined;
-    const { checkpoint } = cut;
-    cut = undefined;
-    return checkpoint;
-  };
+  const checkpointOf = (run: CrewRun) => options.checkpoint?.take(run);
   const outcome = await runFlow({
     definition: unit.flow,
     journal,
@@ -57,7 +51,7 @@ export async function runFlowLeg(options: FlowLegOptions): Promise<FlowOutcome> 
       ...(unit.pythonActions === undefined ? {} : { pythonActions: unit.pythonActions }),
       defaultModel: unit.defaultModel,
       executionId: execution.id,
-      onEngineEvent: (_method, event) => journal.serialize(() => options.onEngineEvent(event)),
+      onEngineEvent: (run, event) => journal.serialize(() => options.onEngineEvent(event, run)),
       clock: options.clock,
       checkpointOf,
       ...(options.prices === undefined ? {} : { prices: options.prices }),
