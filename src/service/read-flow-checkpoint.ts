@@ -6,7 +6,7 @@ import type { Checkpoint } from '../engine/run-request.ts';
 import type { StepJournal } from '../engine/step-journal.ts';
 import type { FlowJournalEntry } from '../flow/flow-journal.ts';
 import type { EventStore, StoredExecutionEvent } from '../store/store.ts';
-import { follow, resumedFromBudgetPause } from './read-step-journal.ts';
+import { callUsage, follow, resumedFromBudgetPause } from './read-step-journal.ts';
 
 const pageSize = 500;
 
@@ -119,18 +119,8 @@ function flowRunOf(event: StoredExecutionEvent): FlowRunTag | undefined {
 
 function readInto(soFar: RunSoFar, event: StoredExecutionEvent): void {
   if (event.type === 'model-call-end') {
-    const { task_id: taskId, usage } = event.data;
-    soFar.spent.set(
-      taskId,
-      addUsage(soFar.spent.get(taskId) ?? emptyUsage, {
-        promptTokens: usage.prompt_tokens,
-        completionTokens: usage.completion_tokens,
-        totalTokens: usage.total_tokens,
-        successfulRequests: 1,
-        ...(usage.cost_usd === undefined ? {} : { costUsd: usage.cost_usd }),
-        ...(usage.unpriced === true ? { unpricedRequests: 1 } : {}),
-      }),
-    );
+    const taskId = event.data.task_id;
+    soFar.spent.set(taskId, addUsage(soFar.spent.get(taskId) ?? emptyUsage, callUsage(event.data)));
   }
   if (event.type === 'task-end')
     soFar.outputs.push(outputOf(event.data, soFar.spent.get(event.data.task_id)));

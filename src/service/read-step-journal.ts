@@ -1,4 +1,5 @@
 import type { Execution } from '../domain/execution.ts';
+import type { TokenUsage } from '../domain/usage.ts';
 import type { JournalEntry, StepJournal } from '../engine/step-journal.ts';
 import type { EventStore, StoredExecutionEvent } from '../store/store.ts';
 
@@ -43,18 +44,10 @@ export function follow(journal: OpenJournal, event: StoredExecutionEvent): OpenJ
     }
     case 'model-call-end': {
       if (journal === undefined) return journal;
-      const { usage } = data;
       journal.entries.push({
         kind: 'model',
         answer: { text: data.text, toolCalls: data.tool_calls },
-        usage: {
-          promptTokens: usage.prompt_tokens,
-          completionTokens: usage.completion_tokens,
-          totalTokens: usage.total_tokens,
-          successfulRequests: 1,
-          ...(usage.cost_usd === undefined ? {} : { costUsd: usage.cost_usd }),
-          ...(usage.unpriced === true ? { unpricedRequests: 1 } : {}),
-        },
+        usage: callUsage(data),
         ...(data.scope === undefined ? {} : { scope: data.scope }),
       });
       return journal;
@@ -83,4 +76,19 @@ export function follow(journal: OpenJournal, event: StoredExecutionEvent): OpenJ
     case 'execution-end':
       return journal;
   }
+}
+
+/** The usage of the one model call a `model-call-end` event records. */
+export function callUsage(
+  data: Extract<StoredExecutionEvent, { type: 'model-call-end' }>['data'],
+): TokenUsage {
+  const { usage } = data;
+  return {
+    promptTokens: usage.prompt_tokens,
+    completionTokens: usage.completion_tokens,
+    totalTokens: usage.total_tokens,
+    successfulRequests: 1,
+    ...(usage.cost_usd === undefined ? {} : { costUsd: usage.cost_usd }),
+    ...(usage.unpriced === true ? { unpricedRequests: 1 } : {}),
+  };
 }
