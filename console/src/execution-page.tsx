@@ -33,6 +33,8 @@ export function ExecutionPage({ client, id }: { client: ApiClient; id: string })
   );
   const [steps, setSteps] = useState<readonly StepPayload[]>([]);
   const [cancelError, setCancelError] = useState<string | null>(null);
+  // What this page's last review answer did, shown once the review it answered is gone.
+  const [answered, setAnswered] = useState<string | null>(null);
   const seen = useRef(0);
   seen.current = loaded.value?.detail.last_event_id ?? seen.current;
   const reload = useRef(loaded.reload);
@@ -147,13 +149,20 @@ export function ExecutionPage({ client, id }: { client: ApiClient; id: string })
               output: pending.output,
               ...choicesOf(pending),
               ...budgetOf(pending),
-              ...budgetOf(pending),
             }}
             earlierFeedback={detail.feedback.filter((given) => given.task_id === pending.task_id)}
-            onAnswered={loaded.reload}
+            onAnswered={(done) => {
+              setAnswered(done);
+              loaded.reload();
+            }}
           />
         </section>
       )}
+      {pending === null && answered !== null ? (
+        <p role="status" class="ok">
+          {answered}
+        </p>
+      ) : null}
 
       {flow === null ? (
         <>

@@ -51,7 +51,8 @@ export function ReviewCard(props: {
   review: Review;
   earlierFeedback: readonly Feedback[];
   /** Called after an answer was accepted, or refused because another reviewer answered first. */
-  onAnswered: () => void;
+  /** Called once the review is answered here (with what was done) or was found answered by another reviewer. */
+  onAnswered: (done: string | null) => void;
   headingLevel?: 2 | 3;
 }) {
   const { client, review } = props;
@@ -61,6 +62,7 @@ export function ReviewCard(props: {
   const Heading = props.headingLevel === 3 ? 'h3' : 'h2';
 
   const answer = async (given: Answer) => {
+    let done: string | null = null;
     // Stopping an execution on its budget needs no reason; sending an output back does.
     const needsText = (given.kind === 'reject' && given.budget !== true) || given.kind === 'flow-feedback';
     if (needsText && feedback.trim() === '') {
@@ -83,7 +85,8 @@ export function ReviewCard(props: {
         text,
         given.kind !== 'reject' && given.kind !== 'flow-feedback',
       );
-      setOutcome({ kind: 'done', message: doneMessage(given) });
+      done = doneMessage(given);
+      setOutcome({ kind: 'done', message: done });
     } catch (failure) {
       if (failure instanceof ApiError && failure.code === 'NOT_PENDING_HUMAN_INPUT')
         setOutcome({ kind: 'lost' });
@@ -91,7 +94,7 @@ export function ReviewCard(props: {
         setOutcome({ kind: 'error', message: failure instanceof Error ? failure.message : String(failure) });
       if (!(failure instanceof ApiError && failure.code === 'NOT_PENDING_HUMAN_INPUT')) return;
     }
-    props.onAnswered();
+    props.onAnswered(done);
   };
 
   const answered = outcome.kind === 'done' || outcome.kind === 'lost';

@@ -66,7 +66,7 @@ describe("the console's view of an execution's spend and budget", () => {
       expect(await fact(page, 'Cost').textContent()).toBe('$2.1000');
 
       await review.getByRole('button', { name: 'Stop the execution' }).click();
-      await review.getByText('Stopped: the budget was not extended.').waitFor();
+      await page.getByText('Stopped: the budget was not extended.').waitFor();
       await page.getByRole('alert').getByText('The budget was not extended').waitFor();
       const ended = await apiClient(crewd.url).get(`/status/${id}`);
       expect(ended.body).toMatchObject({ state: 'REVOKED', error: 'The budget was not extended' });
