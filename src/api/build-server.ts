@@ -208,12 +208,14 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     registerHealthyRoute(scope);
     registerKickoffRoutes(scope, context);
     registerCrewDescriptionRoute(scope, context);
-    if (crew.versions !== undefined) registerCrewVersionsRoute(scope, crew.versions);
+    const { versions } = crew;
+    if (versions !== undefined) registerCrewVersionsRoute(scope, () => versions);
     executionRoutes(scope, context);
-    if (crew.schedules !== undefined)
-      registerScheduleRoutes(scope, { schedules: crew.schedules, clock: context.clock });
-    if (crew.triggers !== undefined)
-      registerTriggerRoutes(scope, { triggers: crew.triggers, authenticate: deps.authenticate });
+    const { schedules, triggers } = crew;
+    if (schedules !== undefined)
+      registerScheduleRoutes(scope, { schedulesOf: () => schedules, clock: context.clock });
+    if (triggers !== undefined)
+      registerTriggerRoutes(scope, { triggersOf: () => triggers, authenticate: deps.authenticate });
     registerA2aRoutes(scope, {
       ...context,
       authenticate: deps.authenticate,
@@ -223,9 +225,10 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   };
   const base = { metrics: deps.metrics, clock };
   if (deps.service !== undefined) {
+    const { service } = deps;
     crewRoutes(
       app,
-      { ...base, service: deps.service },
+      { ...base, serviceOf: () => service, basePathOf: () => '' },
       {
         ...(deps.crews?.[0]?.versions === undefined ? {} : { versions: deps.crews[0].versions }),
         ...(deps.schedules === undefined ? {} : { schedules: deps.schedules }),
@@ -234,7 +237,8 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     );
   } else {
     registerHealthyRoute(app);
-    if (deps.everyCrew !== undefined) executionRoutes(app, { ...base, service: deps.everyCrew });
+    const { everyCrew } = deps;
+    if (everyCrew !== undefined) executionRoutes(app, { ...base, serviceOf: () => everyCrew });
   }
   registerConsoleFilesRoute(app);
   const { service } = deps;
@@ -265,8 +269,13 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
               request.caller = null;
             next();
           });
-          crewRoutes(scope, { ...base, service: crew.service, crewName: crew.name }, crew);
-          if (crew.deployer !== undefined) registerDeployRoute(scope, crew.deployer);
+          crewRoutes(
+            scope,
+            { ...base, serviceOf: () => crew.service, basePathOf: () => baseUrlOf(crew.name) },
+            crew,
+          );
+          const { deployer } = crew;
+          if (deployer !== undefined) registerDeployRoute(scope, () => deployer);
           const document = servedCrewDocument(
             () => {
               app.swagger();

@@ -10,8 +10,10 @@ afterAll(() => app.close());
 
 describe('the A2A routes under a prefix', () => {
   it("build the agent card's URLs from the base URL they are served under", async () => {
+    const service = new InMemoryExecutionService();
     const context = {
-      service: new InMemoryExecutionService(),
+      serviceOf: () => service,
+      basePathOf: () => '/crews/research',
       metrics: new Metrics(),
       clock: () => new Date(),
       authenticate: () => Promise.resolve(null),

@@ -28,7 +28,13 @@ async function startPrefixed(service: InMemoryExecutionService) {
   installBearerAuth(app, authenticate);
   await app.register(
     (crew, _options, done) => {
-      registerMcpRoutes(crew, { service, metrics: new Metrics(), clock: () => new Date(), authenticate });
+      registerMcpRoutes(crew, {
+        serviceOf: () => service,
+        basePathOf: () => prefix,
+        metrics: new Metrics(),
+        clock: () => new Date(),
+        authenticate,
+      });
       done();
     },
     { prefix },

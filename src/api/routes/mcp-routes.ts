@@ -27,7 +27,7 @@ const headerDelayMs = 1000;
  * out on the tool call's own response stream, so the standalone GET stream a session would offer is not needed.
  */
 export function registerMcpRoutes(app: ZodApp, context: McpRouteContext): void {
-  const { service, clock, metrics, authenticate } = context;
+  const { serviceOf, clock, metrics, authenticate } = context;
   const tokenRecheckMs = context.tokenRecheckMs ?? defaultTokenRecheckMs;
   const shared = createCrewMcpShared();
   // Ends waiting tool calls when the server closes, so shutdown does not wait out their bound.
@@ -51,7 +51,7 @@ export function registerMcpRoutes(app: ZodApp, context: McpRouteContext): void {
         onRevoked: (error) => revoked.abort(error),
       });
       const server = createCrewMcpServer({
-        service,
+        service: serviceOf(request),
         clock,
         caller,
         interrupt: AbortSignal.any([closing.signal, revoked.signal]),
