@@ -9,6 +9,7 @@ import { CrewA2aHandler } from '../a2a-request-handler.ts';
 import { bearerToken, callerOf } from '../bearer-auth.ts';
 import type { Authenticate } from '../bearer-auth.ts';
 import { isCrewdError } from '../../domain/errors.ts';
+import { routeLabelOf } from '../served-crew-lookup.ts';
 import { watchStreamToken } from '../stream-token-watch.ts';
 import type { RouteContext, ZodApp } from './route-context.ts';
 
@@ -188,10 +189,5 @@ async function write(response: ServerResponse, chunk: string, signal: AbortSigna
 }
 
 function observe(metrics: RouteContext['metrics'], reply: FastifyReply): void {
-  metrics.observeHttpRequest(
-    'POST',
-    `${reply.request.routeOptions.url ?? a2aRpcPath}`,
-    200,
-    reply.elapsedTime / 1000,
-  );
+  metrics.observeHttpRequest('POST', routeLabelOf(reply.request), 200, reply.elapsedTime / 1000);
 }

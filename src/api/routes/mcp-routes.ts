@@ -1,6 +1,7 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { bearerToken, callerOf } from '../bearer-auth.ts';
 import type { Authenticate } from '../bearer-auth.ts';
+import { routeLabelOf } from '../served-crew-lookup.ts';
 import { createCrewMcpServer, createCrewMcpShared } from '../mcp/crew-mcp-server.ts';
 import { toWebRequest, writeWebResponse } from '../mcp/web-response-writer.ts';
 import { defaultTokenRecheckMs, watchStreamToken } from '../stream-token-watch.ts';
@@ -59,7 +60,7 @@ export function registerMcpRoutes(app: ZodApp, context: McpRouteContext): void {
         shared,
       });
       const transport = new WebStandardStreamableHTTPServerTransport({});
-      const route = request.routeOptions.url ?? path;
+      const route = routeLabelOf(request);
       reply.hijack();
       reply.raw.on('close', () => {
         token.stop();
