@@ -6,7 +6,7 @@ import { pino, type Logger } from 'pino';
 import { buildServer } from './api/build-server.ts';
 import { UnavailableLog } from './api/unavailable-log.ts';
 import { StateCounts } from './observability/state-counts.ts';
-import type { ServeConfig } from './config.ts';
+import type { ServeConfig, ServedCrewConfig } from './config.ts';
 import type { Execution } from './domain/execution.ts';
 import type { RateLimiter } from './engine/rate-limiter.ts';
 import type { Timers } from './engine/timers.ts';
@@ -205,14 +205,17 @@ async function wire(
       },
       logger,
     });
-  const versions = new Map<string, ServedVersions>();
-  for (const served of crewConfigs) {
-    // Read from the crew's own directory: versions copied out of the store hold no `.env`.
-    const crewEnv = await crewEnvironment(served.dir, options, config.defaultModel);
-    const opened = await lifecycle.open(
-      crewConfigs.length === 1 ? 'the crew' : `the crew ${served.name}`,
-      () =>
-        deployServedUnit(served, {
+  // A few crews load at once: their file reads and their versions' commits overlap (one commit and one sync for
+  // several), which is most of what a start of many crews waits on. Each stays a part of its own.
+  const opened = await lifecycle.openEach<ServedCrewConfig, ServedVersions>(
+    crewConfigs,
+    crewsOpenedAtOnce,
+    (served) => ({
+      name: crewConfigs.length === 1 ? 'the crew' : `the crew ${served.name}`,
+      open: async () => {
+        // Read from the crew's own directory: versions copied out of the store hold no `.env`.
+        const crewEnv = await crewEnvironment(served.dir, options, config.defaultModel);
+        return deployServedUnit(served, {
           store,
           clock,
           copiesRoot: crewVersionsRoot(config.database),
@@ -223,11 +226,14 @@ async function wire(
           openFlow: (target) => openFlow(target, crewEnv, served.dir),
           onLoadFailed: (version, error) =>
             logger.warn({ err: error, crew: served.name, version }, 'could not load a version of the crew'),
-        }),
-      (loaded) => loaded.close(),
-    );
-    versions.set(served.name, opened);
-  }
+        });
+      },
+      close: (loaded) => loaded.close(),
+    }),
+  );
+  const versions = new Map<string, ServedVersions>(
+    crewConfigs.map((served, index) => [served.name, opened[index]!]),
+  );
   // Work outside requests (running executions, recovery, webhooks) waits out an outage; it says so once in a while.
   const outageLog = new UnavailableLog(
     logger,
@@ -567,3 +573,6 @@ async function replaceStartupToken(tokens: TokenService): Promise<string> {
 }
 
 const startupTokenName = 'printed at start';
+
+/** How many served crews load at the same time at start. */
+const crewsOpenedAtOnce = 8;

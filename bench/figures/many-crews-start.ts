@@ -1,7 +1,7 @@
 // Figure 19: a server of 100 crews beside a server of one: the memory each extra crew takes (RSS once answering)
 // and the time from starting `node bin/crewd.js serve …` to the first 200 on GET /.
 import { request } from 'undici';
-import { startCrewdServer } from '../lib/crewd-server.ts';
+import { profileArgs, startCrewdServer } from '../lib/crewd-server.ts';
 import { startFakeModel } from '../lib/fake-model.ts';
 import { runFigure } from '../lib/figure-main.ts';
 import { manyCrews } from '../lib/many-crews.ts';
@@ -34,7 +34,7 @@ interface Start {
 
 runFigure(
   { figure, metric: 'start and memory, 100 crews', target: '<= 3 s; <= 2 MB per crew' },
-  async ({ quick }) => {
+  async ({ quick, profileDir }) => {
     const model = await startFakeModel();
     const crews = manyCrews(crewCount);
     try {
@@ -45,6 +45,7 @@ runFigure(
           crewDir: dirs[0]!,
           moreCrewDirs: dirs.slice(1),
           modelUrl: model.url,
+          nodeArgs: profileArgs(profileDir, dirs.length === 1 ? 'one-crew' : `${dirs.length}-crews`),
         });
         try {
           await firstOk(server.url);

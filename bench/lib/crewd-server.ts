@@ -73,6 +73,12 @@ export function profileArgs(profileDir: string | undefined, name: string): strin
   return profileDir === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${join(profileDir, name)}`];
 }
 
+/**
+ * The checkout whose `bin/crewd.js` the servers run: this one, or `BENCH_CREWD_ROOT` (another checkout's build,
+ * used read-only, to measure the same figure before and after a change on the same machine at the same time).
+ */
+const crewdRoot = process.env.BENCH_CREWD_ROOT ?? repoRoot;
+
 /** Starts `crewd serve` exactly as a user would (`node bin/crewd.js serve …`) and waits for its URL. */
 export async function startCrewdServer(options: CrewdServerOptions): Promise<CrewdServer> {
   const tempDir = options.database === undefined ? mkdtempSync(join(tmpdir(), 'crewd-bench-db-')) : undefined;
@@ -83,7 +89,7 @@ export async function startCrewdServer(options: CrewdServerOptions): Promise<Cre
     [
       ...(options.gcHook === true ? gcArgs : []),
       ...(options.nodeArgs ?? []),
-      join(repoRoot, 'bin/crewd.js'),
+      join(crewdRoot, 'bin/crewd.js'),
       'serve',
       options.crewDir,
       ...(options.moreCrewDirs ?? []),

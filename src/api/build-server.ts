@@ -40,12 +40,22 @@ import { registerExecutionRoutes } from './routes/execution-routes.ts';
 import { registerMcpRoutes } from './routes/mcp-routes.ts';
 import { registerOperationsRoutes } from './routes/operations-routes.ts';
 import { registerOutputFileRoute } from './routes/output-file-route.ts';
-import type { ExecutionRouteContext, RouteContext, ZodApp } from './routes/route-context.ts';
+import type { ExecutionRouteContext, PerRequest, RouteContext, ZodApp } from './routes/route-context.ts';
 import { registerScheduleRoutes } from './routes/schedule-routes.ts';
 import { baseUrlOf, registerServedCrewsRoute, type ServedCrew } from './routes/served-crews-route.ts';
 import { registerTriggerRoutes } from './routes/trigger-routes.ts';
 import type { ScheduleService } from '../service/schedule-service.ts';
 import type { TriggerService } from '../service/trigger-service.ts';
+import type { CrewDeployer, CrewVersionListing } from '../service/crew-version-source.ts';
+import {
+  CrewPartRoutes,
+  installServedCrewLookup,
+  routeLabelOf,
+  servedCrewOf,
+  servedCrewPart,
+  servedCrewPrefix,
+  type CrewPart,
+} from './served-crew-lookup.ts';
 
 export interface ServerDeps {
   /**
@@ -85,8 +95,13 @@ export interface ServerDeps {
   readonly triggers?: TriggerService;
 }
 
-/** What one crew's routes answer beside its executions; a route is absent without its part. */
-type CrewExtras = Pick<ServedCrew, 'versions' | 'schedules' | 'triggers'>;
+/** What one crew's routes answer beside its executions, found from the request; a part's routes are absent without it. */
+interface CrewParts {
+  readonly versionsOf?: PerRequest<CrewVersionListing>;
+  readonly schedulesOf?: PerRequest<ScheduleService>;
+  readonly triggersOf?: PerRequest<TriggerService>;
+  readonly deployerOf?: PerRequest<CrewDeployer>;
+}
 
 /** 1 MiB: larger request bodies answer 413. */
 export const bodyLimitBytes = 1024 * 1024;
@@ -124,17 +139,20 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
   installJsonBodyParser(app);
   const clock = deps.clock ?? (() => new Date());
   const unavailable = installErrorHandling(app, () => clock().getTime());
+  // Before the bearer check: a crew this server does not serve is an unknown route, whatever the token.
+  installServedCrewLookup(app, new Map((deps.crews ?? []).map((crew) => [crew.name, crew])));
   installBearerAuth(app, deps.authenticate);
   app.addHook('onResponse', (request, reply, done) => {
     deps.metrics.observeHttpRequest(
       request.method,
-      request.routeOptions.url ?? 'unmatched',
+      routeLabelOf(request),
       reply.statusCode,
       reply.elapsedTime / 1000,
     );
     done();
   });
 
+  let crewBase: JsonObject | undefined;
   // Both plugins collect routes as they are added, so they come before every route.
   describeErrorResponses(app);
   await app.register(fastifySwagger, {
@@ -154,11 +172,9 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     transform: jsonSchemaTransform,
     transformObject: (document) => {
       if (!('openapiObject' in document)) return document.swaggerObject;
-      // Made once, with the root's: each crew's own paths as seen from its base URL, written for the version
-      // served when asked for (servedCrewDocument).
-      for (const crew of deps.crews ?? []) {
-        crewBases.set(crew.name, crewPaths(document.openapiObject, crew.name));
-      }
+      // Made once, with the root's: the paths under every crew's base URL as seen from there, written for each
+      // crew's version served when asked for (servedCrewDocument).
+      crewBase = crewPaths(document.openapiObject);
       return rootDocument(document.openapiObject);
     },
   });
@@ -203,38 +219,50 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
       unavailable,
     });
   };
-  // Every route of one crew, at the root or under its base URL: route modules registered here answer under each.
-  const crewRoutes = (scope: ZodApp, context: RouteContext, crew: CrewExtras): void => {
+  // Every route of one crew, at the root or under `/crews/{crew}`: route modules registered here answer under each.
+  const crewRoutes = (
+    scope: ZodApp,
+    context: RouteContext,
+    parts: CrewParts,
+    inPart: CrewPartRoutes['register'],
+  ): void => {
     registerHealthyRoute(scope);
     registerKickoffRoutes(scope, context);
     registerCrewDescriptionRoute(scope, context);
-    if (crew.versions !== undefined) registerCrewVersionsRoute(scope, crew.versions);
+    const { versionsOf, schedulesOf, triggersOf, deployerOf } = parts;
+    if (versionsOf !== undefined) inPart('versions', () => registerCrewVersionsRoute(scope, versionsOf));
     executionRoutes(scope, context);
-    if (crew.schedules !== undefined)
-      registerScheduleRoutes(scope, { schedules: crew.schedules, clock: context.clock });
-    if (crew.triggers !== undefined)
-      registerTriggerRoutes(scope, { triggers: crew.triggers, authenticate: deps.authenticate });
+    if (schedulesOf !== undefined)
+      inPart('schedules', () => registerScheduleRoutes(scope, { schedulesOf, clock: context.clock }));
+    if (triggersOf !== undefined)
+      inPart('triggers', () => registerTriggerRoutes(scope, { triggersOf, authenticate: deps.authenticate }));
     registerA2aRoutes(scope, {
       ...context,
       authenticate: deps.authenticate,
       tokenRecheckMs: deps.tokenRecheckMs ?? defaultTokenRecheckMs,
     });
     registerMcpRoutes(scope, { ...context, authenticate: deps.authenticate });
+    if (deployerOf !== undefined) inPart('deployer', () => registerDeployRoute(scope, deployerOf));
   };
   const base = { metrics: deps.metrics, clock };
   if (deps.service !== undefined) {
+    const { service } = deps;
+    const versions = deps.crews?.[0]?.versions;
+    const { schedules, triggers } = deps;
     crewRoutes(
       app,
-      { ...base, service: deps.service },
+      { ...base, serviceOf: () => service, basePathOf: () => '' },
       {
-        ...(deps.crews?.[0]?.versions === undefined ? {} : { versions: deps.crews[0].versions }),
-        ...(deps.schedules === undefined ? {} : { schedules: deps.schedules }),
-        ...(deps.triggers === undefined ? {} : { triggers: deps.triggers }),
+        ...(versions === undefined ? {} : { versionsOf: () => versions }),
+        ...(schedules === undefined ? {} : { schedulesOf: () => schedules }),
+        ...(triggers === undefined ? {} : { triggersOf: () => triggers }),
       },
+      (_part, register) => register(),
     );
   } else {
     registerHealthyRoute(app);
-    if (deps.everyCrew !== undefined) executionRoutes(app, { ...base, service: deps.everyCrew });
+    const { everyCrew } = deps;
+    if (everyCrew !== undefined) executionRoutes(app, { ...base, serviceOf: () => everyCrew });
   }
   registerConsoleFilesRoute(app);
   const { service } = deps;
@@ -252,35 +280,61 @@ export async function buildServer(deps: ServerDeps): Promise<FastifyInstance> {
     readyTimeoutMs: deps.readyTimeoutMs ?? 2_000,
     toolSources: deps.toolSources ?? (() => []),
   });
-  const crewBases = new Map<string, JsonObject>();
   if (deps.crews !== undefined) {
-    registerServedCrewsRoute(app, deps.crews);
-    for (const crew of deps.crews) {
-      await app.register(
-        (scope: ZodApp, _options, done) => {
-          // A token limited to other crews is refused here as an unknown one: the bearer check that follows
-          // answers 401 for it.
-          scope.addHook('onRequest', (request, _reply, next) => {
-            if (request.caller !== null && !reachesCrew(request.caller.crews, crew.name))
-              request.caller = null;
-            next();
-          });
-          crewRoutes(scope, { ...base, service: crew.service, crewName: crew.name }, crew);
-          if (crew.deployer !== undefined) registerDeployRoute(scope, crew.deployer);
-          const document = servedCrewDocument(
-            () => {
-              app.swagger();
-              return crewBases.get(crew.name)!;
-            },
-            () => crew.service.crew,
-            { servers: [{ url: baseUrlOf(crew.name) }] },
-          );
-          scope.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, document);
-          done();
-        },
-        { prefix: baseUrlOf(crew.name) },
-      );
-    }
+    const served = deps.crews;
+    registerServedCrewsRoute(app, served);
+    // One set of routes serves every crew, each finding its crew from the URL (installServedCrewLookup): starting
+    // takes as long with a hundred crews as with one.
+    await app.register(
+      (scope: ZodApp, _options, done) => {
+        // A token limited to other crews is refused here as an unknown one: the bearer check that follows
+        // answers 401 for it.
+        scope.addHook('onRequest', (request, _reply, next) => {
+          if (request.caller !== null && !reachesCrew(request.caller.crews, servedCrewOf(request).name))
+            request.caller = null;
+          next();
+        });
+        const some = (part: CrewPart): boolean => served.some((crew) => crew[part] !== undefined);
+        const parts = new CrewPartRoutes(scope);
+        crewRoutes(
+          scope,
+          {
+            ...base,
+            serviceOf: (request) => servedCrewOf(request).service,
+            basePathOf: (request) => baseUrlOf(servedCrewOf(request).name),
+          },
+          {
+            ...(some('versions') ? { versionsOf: (request) => servedCrewPart(request, 'versions') } : {}),
+            ...(some('schedules') ? { schedulesOf: (request) => servedCrewPart(request, 'schedules') } : {}),
+            ...(some('triggers') ? { triggersOf: (request) => servedCrewPart(request, 'triggers') } : {}),
+            ...(some('deployer') ? { deployerOf: (request) => servedCrewPart(request, 'deployer') } : {}),
+          },
+          parts.register,
+        );
+        // Each crew's document, made when first asked for, from the one of the routes under `/crews/{crew}`.
+        const documents = new Map<string, () => JsonObject>();
+        const documentOf = (crew: ServedCrew): JsonObject => {
+          let document = documents.get(crew.name);
+          if (document === undefined) {
+            document = servedCrewDocument(
+              () => {
+                app.swagger();
+                return withoutLackedParts(crewBase!, crew, parts);
+              },
+              () => crew.service.crew,
+              { servers: [{ url: baseUrlOf(crew.name) }] },
+            );
+            documents.set(crew.name, document);
+          }
+          return document();
+        };
+        scope.get('/openapi.json', { config: { public: true }, schema: { hide: true } }, (request) =>
+          documentOf(servedCrewOf(request)),
+        );
+        done();
+      },
+      { prefix: servedCrewPrefix },
+    );
   }
   return app;
 }
@@ -296,14 +350,37 @@ function rootDocument(document: JsonObject): JsonObject {
   };
 }
 
-/** A served crew's document before it is written for the crew: its routes as seen from its base URL. */
-function crewPaths(document: JsonObject, crewName: string): JsonObject {
-  const prefix = baseUrlOf(crewName);
+/**
+ * The paths under `/crews/{crew}` as seen from a crew's base URL, before the document is written for one crew:
+ * without the `crew` path parameter, which the base URL fixes.
+ */
+function crewPaths(document: JsonObject): JsonObject {
+  const prefix = '/crews/{crew}';
   const paths: JsonObject = {};
   for (const [path, operations] of Object.entries((document.paths ?? {}) as JsonObject)) {
     if (path !== prefix && !path.startsWith(`${prefix}/`)) continue;
     const own = path.slice(prefix.length) || '/';
-    paths[own] ??= structuredClone(operations);
+    paths[own] ??= withoutCrewParameter(structuredClone(operations) as JsonObject);
   }
   return { ...document, paths };
+}
+
+function withoutCrewParameter(operations: JsonObject): JsonObject {
+  for (const operation of Object.values(operations) as JsonObject[]) {
+    const parameters = operation.parameters as { in?: string; name?: string }[] | undefined;
+    if (parameters === undefined) continue;
+    const kept = parameters.filter((parameter) => !(parameter.in === 'path' && parameter.name === 'crew'));
+    if (kept.length > 0) operation.parameters = kept;
+    else delete operation.parameters;
+  }
+  return operations;
+}
+
+/** A crew's paths without those of parts it lacks (a crew served without schedules has no `/schedules`). */
+function withoutLackedParts(base: JsonObject, crew: ServedCrew, parts: CrewPartRoutes): JsonObject {
+  const paths = Object.entries(base.paths as JsonObject).filter(([path]) => {
+    const part = parts.partAt(path);
+    return part === undefined || crew[part] !== undefined;
+  });
+  return { ...base, paths: Object.fromEntries(paths) };
 }

@@ -2,6 +2,7 @@ import { defuseSlotMarkers as defuse } from '../domain/feedback-slot.ts';
 import type { ChatRequest, ChatResponse } from '../llm/chat-model.ts';
 import type { GuardrailVerdict } from './guardrail.ts';
 import { createStructuredOutputChecker } from './structured-output.ts';
+import type { StructuredOutputCheck, StructuredOutputChecker } from './structured-output.ts';
 
 /** crewAI's LLMGuardrailResult, as the model is asked to answer. */
 const verdictSchema = {
@@ -17,7 +18,12 @@ const verdictSchema = {
   additionalProperties: false,
 };
 
-const checkVerdict = createStructuredOutputChecker('guardrail', verdictSchema);
+let verdictChecker: StructuredOutputChecker | undefined;
+/** Compiled when a guardrail first answers: most servers never check one, and compiling slows every start. */
+function checkVerdict(answer: string): StructuredOutputCheck {
+  verdictChecker ??= createStructuredOutputChecker('guardrail', verdictSchema);
+  return verdictChecker(answer);
+}
 
 /** crewAI's guardrail agent: who the model is while it checks. */
 const guardrailSystemPrompt =

@@ -148,4 +148,61 @@ describe('ProcessLifecycle', () => {
     expect(connection).toEqual({ id: 'db-1' });
     expect(closed).toEqual(['db-1']);
   });
+
+  it("opens parts a few at a time, gives them in the items' order, and stops them newest item first", async () => {
+    const log: string[] = [];
+    const lifecycle = lifecycleLogging();
+    const pending = new Map<string, (value: string) => void>();
+    let cOpened!: () => void;
+    const cOpening = new Promise<void>((resolve) => (cOpened = resolve));
+    const opening = lifecycle.openEach<string, string>(['a', 'b', 'c'], 2, (name) => ({
+      name,
+      open: () => {
+        log.push(`open ${name}`);
+        if (name === 'c') cOpened();
+        return new Promise<string>((resolve) => pending.set(name, resolve));
+      },
+      close: (value) => {
+        log.push(`close ${value}`);
+        return Promise.resolve();
+      },
+    }));
+
+    expect(log).toEqual(['open a', 'open b']);
+    pending.get('b')!('B');
+    await cOpening;
+    expect(log).toEqual(['open a', 'open b', 'open c']);
+    pending.get('c')!('C');
+    pending.get('a')!('A');
+    expect(await opening).toEqual(['A', 'B', 'C']);
+    await lifecycle.stop();
+    expect(log.slice(3)).toEqual(['close C', 'close B', 'close A']);
+  });
+
+  it('opens no more once one fails, closes those opened, and passes on the first failure in order', async () => {
+    const log: string[] = [];
+    const stopErrors: string[] = [];
+    const lifecycle = lifecycleLogging(stopErrors);
+    await lifecycle.start(part('store', log));
+    let finishB!: () => void;
+    const opening = lifecycle.openEach<string, string>(['a', 'b', 'c', 'd'], 2, (name) => ({
+      name,
+      open: () => {
+        log.push(`open ${name}`);
+        if (name === 'a') return Promise.reject(new Error('a does not load'));
+        return new Promise<string>((resolve) => (finishB = () => resolve(name)));
+      },
+      close: (value) => {
+        log.push(`close ${value}`);
+        return Promise.resolve();
+      },
+    }));
+    const outcome = opening.catch((error: unknown) => error);
+    finishB();
+
+    expect(((await outcome) as Error).message).toBe('a does not load');
+    expect(log).toEqual(['start store', 'open a', 'open b', 'close b', 'stop store']);
+    expect(lifecycle.state).toBe('failed');
+    expect(stopErrors).toEqual([]);
+  });
 });

@@ -57,6 +57,50 @@ export class ProcessLifecycle {
     return resource.value;
   }
 
+  /**
+   * Opens one resource for each item, up to `concurrency` at a time: parts that do not depend on one another, whose
+   * waits (files, commits) then overlap. They become parts in the items' order. When one fails, no more are
+   * opened, and once those under way have settled the start is undone (see `fail`) with the first failure in the
+   * items' order.
+   */
+  async openEach<Item, T>(
+    items: readonly Item[],
+    concurrency: number,
+    partOf: (item: Item) => {
+      readonly name: string;
+      readonly open: () => Promise<T>;
+      readonly close: (value: T) => Promise<void>;
+    },
+  ): Promise<T[]> {
+    if (this.#state !== 'starting') throw new Error(`cannot open parts once the process is ${this.#state}`);
+    const resources = items.map((item) => {
+      const part = partOf(item);
+      return new OpenedResource(part.name, part.open, part.close);
+    });
+    const opened = new Set<number>();
+    const failures: { readonly index: number; readonly error: unknown }[] = [];
+    let next = 0;
+    const openNext = async (): Promise<void> => {
+      while (failures.length === 0 && next < resources.length) {
+        const index = next;
+        next += 1;
+        try {
+          await resources[index]!.start();
+          opened.add(index);
+        } catch (error) {
+          failures.push({ index, error });
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(Math.max(1, concurrency), resources.length) }, openNext));
+    resources.forEach((resource, index) => {
+      if (opened.has(index)) this.#started.push(resource);
+    });
+    const [first] = failures.sort((a, b) => a.index - b.index);
+    if (first !== undefined) return this.fail(first.error);
+    return resources.map((resource) => resource.value);
+  }
+
   /** Every part has started. */
   running(): void {
     if (this.#state === 'starting') this.#state = 'running';

@@ -1,39 +1,42 @@
-import Fastify from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
-import { afterAll, describe, expect, it } from 'vitest';
-import { registerA2aRoutes } from '../../src/api/routes/a2a-routes.ts';
-import { Metrics } from '../../src/observability/metrics.ts';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startCrewsApi, type ApiHarness } from './support/api-harness.ts';
+import { exampleCrew } from './support/example-crew.ts';
 import { InMemoryExecutionService } from './support/in-memory-execution-service.ts';
 
-const app = Fastify().withTypeProvider<ZodTypeProvider>();
-afterAll(() => app.close());
+let api: ApiHarness;
+beforeAll(async () => {
+  api = await startCrewsApi([
+    { kind: 'crew', name: 'research', service: new InMemoryExecutionService() },
+    {
+      kind: 'crew',
+      name: 'support',
+      service: new InMemoryExecutionService({
+        ...exampleCrew,
+        name: 'support-crew',
+        requiredInputs: ['question'],
+      }),
+    },
+  ]);
+});
+afterAll(() => api.close());
 
-describe('the A2A routes under a prefix', () => {
-  it("build the agent card's URLs from the base URL they are served under", async () => {
-    const context = {
-      service: new InMemoryExecutionService(),
-      metrics: new Metrics(),
-      clock: () => new Date(),
-      authenticate: () => Promise.resolve(null),
-      tokenRecheckMs: 250,
-    };
-    await app.register(
-      (scope, _options, done) => {
-        registerA2aRoutes(scope, context);
-        done();
-      },
-      { prefix: '/crews/research' },
-    );
-    const response = await app.inject({
-      method: 'GET',
-      url: '/crews/research/.well-known/agent-card.json',
-      headers: { host: 'crews.example.com:8443' },
-    });
-    expect(response.statusCode).toBe(200);
-    expect(response.json()).toMatchObject({
-      name: 'research-crew',
-      url: 'http://crews.example.com:8443/crews/research/a2a',
-    });
-    expect(response.json().skills[0].description).toContain('topic, current_year');
+describe('the A2A routes of a served crew', () => {
+  it("build the agent card's URLs from the base URL the crew is served under", async () => {
+    for (const [name, crew, inputs] of [
+      ['research', 'research-crew', 'topic, current_year'],
+      ['support', 'support-crew', 'question'],
+    ] as const) {
+      const response = await api.server.inject({
+        method: 'GET',
+        url: `/crews/${name}/.well-known/agent-card.json`,
+        headers: { host: 'crews.example.com:8443' },
+      });
+      expect(response.statusCode).toBe(200);
+      expect(response.json()).toMatchObject({
+        name: crew,
+        url: `http://crews.example.com:8443/crews/${name}/a2a`,
+      });
+      expect(response.json().skills[0].description).toContain(inputs);
+    }
   });
 });

@@ -1,42 +1,17 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import Fastify from 'fastify';
-import type { ZodTypeProvider } from 'fastify-type-provider-zod';
 import { afterEach, describe, expect, it } from 'vitest';
-import { installBearerAuth } from '../../src/api/bearer-auth.ts';
-import { installErrorHandling } from '../../src/api/error-handler.ts';
-import { installJsonBodyParser } from '../../src/api/json-body-parser.ts';
-import { zodValidatorCompiler } from '../../src/api/request-validation.ts';
-import { registerMcpRoutes } from '../../src/api/routes/mcp-routes.ts';
-import { Metrics } from '../../src/observability/metrics.ts';
-import type { Caller } from '../../src/service/execution-service.ts';
+import { orgToken, startCrewsApi } from './support/api-harness.ts';
 import { InMemoryExecutionService } from './support/in-memory-execution-service.ts';
 import { hangAfterMs, until } from '../support/until.ts';
 
-const orgCaller: Caller = { tokenId: 'org-token', kind: 'org', userId: null };
-const orgToken = 'org-secret-0123456789';
 const prefix = '/crews/research-crew';
 
-/** The MCP routes registered under a prefix, as a server of several crews registers each crew's routes. */
+/** A server of crews, as `crewd serve` serves several: the crew's MCP server is at its base URL's `/mcp`. */
 async function startPrefixed(service: InMemoryExecutionService) {
-  const app = Fastify({ logger: false }).withTypeProvider<ZodTypeProvider>();
-  app.setValidatorCompiler(zodValidatorCompiler);
-  installJsonBodyParser(app);
-  installErrorHandling(app, () => Date.now());
-  const authenticate = (secret: string) => Promise.resolve(secret === orgToken ? orgCaller : null);
-  installBearerAuth(app, authenticate);
-  await app.register(
-    (crew, _options, done) => {
-      registerMcpRoutes(crew, { service, metrics: new Metrics(), clock: () => new Date(), authenticate });
-      done();
-    },
-    { prefix },
-  );
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const address = app.server.address();
-  if (address === null || typeof address === 'string') throw new Error('server has no port');
-  return { app, url: `http://127.0.0.1:${address.port}` };
+  const api = await startCrewsApi([{ kind: 'crew', name: 'research-crew', service }]);
+  return { app: api.server, url: api.url };
 }
 
 const opened: { close(): Promise<unknown> }[] = [];
@@ -55,7 +30,7 @@ async function connect(url: string): Promise<Client> {
   return client;
 }
 
-describe('the MCP routes under a prefix', () => {
+describe("the MCP routes under a served crew's base URL", () => {
   it('serve the crew at <prefix>/mcp unchanged, and nothing at the root', async () => {
     const service = new InMemoryExecutionService();
     const { app, url } = await startPrefixed(service);
@@ -82,7 +57,7 @@ describe('the MCP routes under a prefix', () => {
     expect(root.status).toBe(404);
   });
 
-  it('answers a waiting call when the server closes, though the routes sit in a plugin of their own', async () => {
+  it('answers a waiting call when the server closes, though the routes sit in the plugin of the served crews', async () => {
     const service = new InMemoryExecutionService();
     const { app, url } = await startPrefixed(service);
     const client = await connect(`${url}${prefix}/mcp`);

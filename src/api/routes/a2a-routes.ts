@@ -9,6 +9,7 @@ import { CrewA2aHandler } from '../a2a-request-handler.ts';
 import { bearerToken, callerOf } from '../bearer-auth.ts';
 import type { Authenticate } from '../bearer-auth.ts';
 import { isCrewdError } from '../../domain/errors.ts';
+import { routeLabelOf } from '../served-crew-lookup.ts';
 import { watchStreamToken } from '../stream-token-watch.ts';
 import type { RouteContext, ZodApp } from './route-context.ts';
 
@@ -36,12 +37,9 @@ function isLegacy(version: string): boolean {
   return version === legacyProtocol || version.startsWith('0.');
 }
 
-/**
- * The crew's base URL as the client reached it: the card's URLs must point where this route module is served,
- * under whatever prefix it was registered with.
- */
-function baseUrlOf(request: FastifyRequest, prefix: string): string {
-  return `${request.protocol}://${request.host}${prefix}`;
+/** The crew's base URL as the client reached it: the card's URLs must point where the crew is served. */
+function baseUrlOf(request: FastifyRequest, basePath: string): string {
+  return `${request.protocol}://${request.host}${basePath}`;
 }
 
 /**
@@ -49,7 +47,7 @@ function baseUrlOf(request: FastifyRequest, prefix: string): string {
  * `A2A-Version` header, or `0.3`) and 1.0 (`A2A-Version: 1.0`). Paths are relative to the crew's base URL.
  */
 export function registerA2aRoutes(app: ZodApp, context: A2aRouteContext): void {
-  const { service, metrics } = context;
+  const { serviceOf, basePathOf, metrics } = context;
   const openRequests = new Set<AbortController>();
   app.addHook('preClose', (done) => {
     for (const request of openRequests) request.abort();
@@ -64,7 +62,7 @@ export function registerA2aRoutes(app: ZodApp, context: A2aRouteContext): void {
       schema: { hide: true },
     },
     (request, reply) => {
-      const card = a2aAgentCard(service.crew, baseUrlOf(request, app.prefix));
+      const card = a2aAgentCard(serviceOf(request).crew, baseUrlOf(request, basePathOf(request)));
       void reply.header('vary', A2A_VERSION_HEADER);
       return isLegacy(requestedVersion(request)) ? legacyAgentCardJson(card) : AgentCard.toJSON(card);
     },
@@ -97,7 +95,8 @@ export function registerA2aRoutes(app: ZodApp, context: A2aRouteContext): void {
       reply.raw.on('close', () => token.stop());
       /** The 401 a revoked token ends the request with, once it has been revoked. */
       const revoked = () => (isCrewdError(controller.signal.reason) ? controller.signal.reason : null);
-      const card = a2aAgentCard(service.crew, baseUrlOf(request, app.prefix));
+      const service = serviceOf(request);
+      const card = a2aAgentCard(service.crew, baseUrlOf(request, basePathOf(request)));
       const handler = new CrewA2aHandler({ service, card, caller, signal: controller.signal });
       const callContext = new ServerCallContext({ requestedVersion: version });
       const transport = legacy
@@ -190,10 +189,5 @@ async function write(response: ServerResponse, chunk: string, signal: AbortSigna
 }
 
 function observe(metrics: RouteContext['metrics'], reply: FastifyReply): void {
-  metrics.observeHttpRequest(
-    'POST',
-    `${reply.request.routeOptions.url ?? a2aRpcPath}`,
-    200,
-    reply.elapsedTime / 1000,
-  );
+  metrics.observeHttpRequest('POST', routeLabelOf(reply.request), 200, reply.elapsedTime / 1000);
 }

@@ -18,7 +18,7 @@ export function registerCrewDescriptionRoute(app: ZodApp, context: RouteContext)
     },
     (request) => {
       callerOf(request);
-      const crew = context.service.crew;
+      const crew = context.serviceOf(request).crew;
       let description = descriptions.get(crew);
       if (description === undefined) {
         description = describeCrew(crew);

@@ -18,16 +18,10 @@ import {
 import { StatusBodies } from '../status-bodies.ts';
 import { toStatusView } from '../status-view.ts';
 import { bearerSecurity } from './route-context.ts';
+import type { ExecutionAccess } from '../../service/execution-service.ts';
 import type { ExecutionRouteContext, RouteContext, ZodApp } from './route-context.ts';
 
 const maxIdempotencyKeyLength = 255;
-
-/** The routes of the hosted service's interface (CONTRACT §3.1–3.5), plus cancel. */
-export function registerCrewRoutes(app: ZodApp, context: RouteContext): void {
-  registerHealthyRoute(app);
-  registerKickoffRoutes(app, context);
-  registerExecutionStateRoutes(app, context);
-}
 
 /** `GET /`: liveness text. */
 export function registerHealthyRoute(app: ZodApp): void {
@@ -40,7 +34,7 @@ export function registerHealthyRoute(app: ZodApp): void {
 
 /** `GET /inputs` and `POST /kickoff`: one crew's. */
 export function registerKickoffRoutes(app: ZodApp, context: RouteContext): void {
-  const { service } = context;
+  const { serviceOf } = context;
 
   app.get(
     '/inputs',
@@ -53,7 +47,7 @@ export function registerKickoffRoutes(app: ZodApp, context: RouteContext): void 
     },
     (request) => {
       callerOf(request);
-      return { inputs: [...service.crew.requiredInputs] };
+      return { inputs: [...serviceOf(request).crew.requiredInputs] };
     },
   );
 
@@ -69,7 +63,7 @@ export function registerKickoffRoutes(app: ZodApp, context: RouteContext): void 
     },
     async (request) => {
       const body = request.body;
-      const { kickoffId } = await service.kickoff({
+      const { kickoffId } = await serviceOf(request).kickoff({
         inputs: body.inputs,
         meta: body.meta ?? null,
         webhooks: kickoffWebhooks(body),
@@ -85,7 +79,7 @@ export function registerKickoffRoutes(app: ZodApp, context: RouteContext): void 
 
 /** Status, resume and cancel of executions already started: under a crew, or at the root for every crew. */
 export function registerExecutionStateRoutes(app: ZodApp, context: ExecutionRouteContext): void {
-  const { service, clock } = context;
+  const { serviceOf, clock } = context;
   const statusRoute = {
     schema: {
       summary: 'Status and result of an execution',
@@ -94,13 +88,23 @@ export function registerExecutionStateRoutes(app: ZodApp, context: ExecutionRout
       response: { 200: statusViewSchema },
     },
   };
-  const bodies = new StatusBodies((execution) => service.crewOf(execution));
+  // Each crew's bodies are kept beside its own executions.
+  const bodies = new WeakMap<ExecutionAccess, StatusBodies>();
+  const bodiesOf = (service: ExecutionAccess): StatusBodies => {
+    let kept = bodies.get(service);
+    if (kept === undefined) {
+      kept = new StatusBodies((execution) => service.crewOf(execution));
+      bodies.set(service, kept);
+    }
+    return kept;
+  };
   const status = async (
     request: FastifyRequest<{ Params: { kickoffId: string } }>,
     reply: FastifyReply,
   ): Promise<undefined> => {
+    const service = serviceOf(request);
     const execution = await service.get(request.params.kickoffId, callerOf(request));
-    void reply.type('application/json; charset=utf-8').send(bodies.body(execution, clock()));
+    void reply.type('application/json; charset=utf-8').send(bodiesOf(service).body(execution, clock()));
     return undefined;
   };
   app.get('/status/:kickoffId', statusRoute, status);
@@ -119,12 +123,13 @@ export function registerExecutionStateRoutes(app: ZodApp, context: ExecutionRout
     async (request) => {
       checkCredentials(request.body.humanInput);
       checkStreamCredentials(request.body.events);
-      const result = await service.resume({ ...request.body, caller: callerOf(request) });
+      const result = await serviceOf(request).resume({ ...request.body, caller: callerOf(request) });
       return { status: result.status, message: result.message };
     },
   );
 
   const cancel = async (request: FastifyRequest<{ Params: { kickoffId: string } }>) => {
+    const service = serviceOf(request);
     const execution = await service.cancel(request.params.kickoffId, callerOf(request));
     return toStatusView(execution, service.crewOf(execution), clock());
   };

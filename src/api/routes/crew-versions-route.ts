@@ -3,7 +3,7 @@ import { CrewdError } from '../../domain/errors.ts';
 import type { CrewVersionListing } from '../../service/crew-version-source.ts';
 import { callerOf } from '../bearer-auth.ts';
 import { bearerSecurity } from './route-context.ts';
-import type { ZodApp } from './route-context.ts';
+import type { PerRequest, ZodApp } from './route-context.ts';
 
 const versionListSchema = z.object({
   served: z.number().int().describe('The version new kickoffs run on'),
@@ -18,7 +18,7 @@ const versionListSchema = z.object({
 });
 
 /** `GET /versions`: the crew's versions, oldest first, and which one new kickoffs use (organization tokens). */
-export function registerCrewVersionsRoute(app: ZodApp, versions: CrewVersionListing): void {
+export function registerCrewVersionsRoute(app: ZodApp, versionsOf: PerRequest<CrewVersionListing>): void {
   app.get(
     '/versions',
     {
@@ -31,7 +31,7 @@ export function registerCrewVersionsRoute(app: ZodApp, versions: CrewVersionList
     async (request) => {
       // Deployments are the operator's business, as metrics are: a user token sees no such page.
       if (callerOf(request).kind !== 'org') throw new CrewdError('NOT_FOUND', 'Route not found');
-      const { served, versions: kept } = await versions.list();
+      const { served, versions: kept } = await versionsOf(request).list();
       return {
         served,
         versions: kept.map((record) => ({

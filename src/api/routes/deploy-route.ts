@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { CrewDeployer } from '../../service/crew-version-source.ts';
 import { callerOf } from '../bearer-auth.ts';
 import { bearerSecurity } from './route-context.ts';
-import type { ZodApp } from './route-context.ts';
+import type { PerRequest, ZodApp } from './route-context.ts';
 
 /** A version's files: 16 MiB of them at most, with room for JSON's escapes. */
 export const deployBodyLimitBytes = 24 * 1024 * 1024;
@@ -35,7 +35,7 @@ const deployResponseSchema = z.object({
  * `POST {base_url}/deploy`: the crew's files, from `crewd deploy`, become a version served to new kickoffs. Only
  * when the operator enabled deploying, and only with a deploy token: the crew's tools run in this server.
  */
-export function registerDeployRoute(app: ZodApp, deployer: CrewDeployer): void {
+export function registerDeployRoute(app: ZodApp, deployerOf: PerRequest<CrewDeployer>): void {
   app.post(
     '/deploy',
     {
@@ -50,7 +50,7 @@ export function registerDeployRoute(app: ZodApp, deployer: CrewDeployer): void {
     },
     async (request) => {
       callerOf(request);
-      const deployed = await deployer.deploy(request.body.files);
+      const deployed = await deployerOf(request).deploy(request.body.files);
       return { version: deployed.version, created: deployed.created, served: true };
     },
   );

@@ -28,7 +28,7 @@ const route = '/executions/:id/events';
 
 /** `GET /executions/{id}/events`: the execution's event log as Server-Sent Events, live until it finishes. */
 export function registerEventStreamRoute(app: ZodApp, context: EventStreamContext): void {
-  const { service, metrics, heartbeatMs, openStreams, unavailable, authenticate, tokenRecheckMs } = context;
+  const { serviceOf, metrics, heartbeatMs, openStreams, unavailable, authenticate, tokenRecheckMs } = context;
 
   app.get(
     route,
@@ -45,7 +45,12 @@ export function registerEventStreamRoute(app: ZodApp, context: EventStreamContex
       const after = resumePoint(request.headers['last-event-id'], request.query.last_event_id);
       const controller = new AbortController();
       // Unknown and foreign executions answer 404 like every other route, before the stream starts.
-      const events = await service.openEventStream(request.params.id, caller, after, controller.signal);
+      const events = await serviceOf(request).openEventStream(
+        request.params.id,
+        caller,
+        after,
+        controller.signal,
+      );
 
       reply.hijack();
       const response = reply.raw;

@@ -9,7 +9,7 @@ import type { ExecutionRouteContext, ZodApp } from './route-context.ts';
 
 /** `GET /executions/{id}`: one execution with its inputs, feedback and task timeline. */
 export function registerExecutionDetailRoute(app: ZodApp, context: ExecutionRouteContext): void {
-  const { service, clock } = context;
+  const { serviceOf, clock } = context;
   app.get(
     '/executions/:id',
     {
@@ -22,6 +22,7 @@ export function registerExecutionDetailRoute(app: ZodApp, context: ExecutionRout
     },
     async (request) => {
       const caller = callerOf(request);
+      const service = serviceOf(request);
       const execution = await service.get(request.params.id, caller);
       const events = await eventsUpTo(service, execution, caller);
       return toExecutionDetail(execution, service.crewOf(execution), events, clock());

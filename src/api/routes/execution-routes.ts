@@ -8,7 +8,7 @@ import type { ExecutionRouteContext, ZodApp } from './route-context.ts';
 
 /** Listing executions and their webhook deliveries (CONTRACT §3.6). User tokens see only their own. */
 export function registerExecutionRoutes(app: ZodApp, context: ExecutionRouteContext): void {
-  const { service, clock } = context;
+  const { serviceOf, clock } = context;
 
   app.get(
     '/executions',
@@ -22,6 +22,7 @@ export function registerExecutionRoutes(app: ZodApp, context: ExecutionRouteCont
     },
     async (request) => {
       const { state, limit, cursor } = request.query;
+      const service = serviceOf(request);
       const page = await service.list({
         limit,
         caller: callerOf(request),
@@ -47,7 +48,7 @@ export function registerExecutionRoutes(app: ZodApp, context: ExecutionRouteCont
       },
     },
     async (request) => {
-      const records = await service.deliveries(request.params.id, callerOf(request));
+      const records = await serviceOf(request).deliveries(request.params.id, callerOf(request));
       return { items: records.map(toDeliveryView) };
     },
   );

@@ -1,6 +1,7 @@
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { bearerToken, callerOf } from '../bearer-auth.ts';
 import type { Authenticate } from '../bearer-auth.ts';
+import { routeLabelOf } from '../served-crew-lookup.ts';
 import { createCrewMcpServer, createCrewMcpShared } from '../mcp/crew-mcp-server.ts';
 import { toWebRequest, writeWebResponse } from '../mcp/web-response-writer.ts';
 import { defaultTokenRecheckMs, watchStreamToken } from '../stream-token-watch.ts';
@@ -27,7 +28,7 @@ const headerDelayMs = 1000;
  * out on the tool call's own response stream, so the standalone GET stream a session would offer is not needed.
  */
 export function registerMcpRoutes(app: ZodApp, context: McpRouteContext): void {
-  const { service, clock, metrics, authenticate } = context;
+  const { serviceOf, clock, metrics, authenticate } = context;
   const tokenRecheckMs = context.tokenRecheckMs ?? defaultTokenRecheckMs;
   const shared = createCrewMcpShared();
   // Ends waiting tool calls when the server closes, so shutdown does not wait out their bound.
@@ -51,7 +52,7 @@ export function registerMcpRoutes(app: ZodApp, context: McpRouteContext): void {
         onRevoked: (error) => revoked.abort(error),
       });
       const server = createCrewMcpServer({
-        service,
+        service: serviceOf(request),
         clock,
         caller,
         interrupt: AbortSignal.any([closing.signal, revoked.signal]),
@@ -59,7 +60,7 @@ export function registerMcpRoutes(app: ZodApp, context: McpRouteContext): void {
         shared,
       });
       const transport = new WebStandardStreamableHTTPServerTransport({});
-      const route = request.routeOptions.url ?? path;
+      const route = routeLabelOf(request);
       reply.hijack();
       reply.raw.on('close', () => {
         token.stop();

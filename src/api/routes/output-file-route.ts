@@ -17,7 +17,7 @@ export function registerOutputFileRoute(
   app: ZodApp,
   context: ExecutionRouteContext & { readonly files: OutputFileReader },
 ): void {
-  const { service, files } = context;
+  const { serviceOf, files } = context;
   app.get(
     '/executions/:id/files/*',
     {
@@ -28,7 +28,7 @@ export function registerOutputFileRoute(
       },
     },
     async (request, reply) => {
-      const execution = await service.get(request.params.id, callerOf(request));
+      const execution = await serviceOf(request).get(request.params.id, callerOf(request));
       const filePath = request.params['*'];
       const missing = new CrewdError('NOT_FOUND', `Execution ${execution.id} has no file '${filePath}'`);
       if (!savedFiles(execution).has(filePath)) throw missing;

@@ -12,14 +12,14 @@ import type { Schedule } from '../../domain/schedule.ts';
 import type { ScheduleService } from '../../service/schedule-service.ts';
 import { cronTimes } from '../../service/schedule-times.ts';
 import { bearerSecurity } from './route-context.ts';
-import type { ZodApp } from './route-context.ts';
+import type { PerRequest, ZodApp } from './route-context.ts';
 
 /** `{base_url}/schedules`: a crew's kickoffs on a cron expression; user tokens see and change only their own. */
 export function registerScheduleRoutes(
   app: ZodApp,
-  context: { readonly schedules: ScheduleService; readonly clock: () => Date },
+  context: { readonly schedulesOf: PerRequest<ScheduleService>; readonly clock: () => Date },
 ): void {
-  const { schedules, clock } = context;
+  const { schedulesOf, clock } = context;
   const view = (schedule: Schedule) =>
     toScheduleView(schedule, cronTimes(schedule.cron, schedule.timezone), clock());
   const byId = { security: bearerSecurity, params: scheduleIdParamsSchema };
@@ -36,7 +36,7 @@ export function registerScheduleRoutes(
     },
     async (request, reply) => {
       const body = request.body;
-      const schedule = await schedules.create({
+      const schedule = await schedulesOf(request).create({
         name: body.name ?? null,
         cron: body.cron,
         timezone: body.timezone,
@@ -54,13 +54,13 @@ export function registerScheduleRoutes(
     {
       schema: { summary: 'List schedules', security: bearerSecurity, response: { 200: scheduleListSchema } },
     },
-    async (request) => ({ schedules: (await schedules.list(callerOf(request))).map(view) }),
+    async (request) => ({ schedules: (await schedulesOf(request).list(callerOf(request))).map(view) }),
   );
 
   app.get(
     '/schedules/:id',
     { schema: { summary: 'One schedule', ...byId, response: { 200: scheduleViewSchema } } },
-    async (request) => view(await schedules.get(request.params.id, callerOf(request))),
+    async (request) => view(await schedulesOf(request).get(request.params.id, callerOf(request))),
   );
 
   for (const [action, paused] of [
@@ -76,7 +76,8 @@ export function registerScheduleRoutes(
           response: { 200: scheduleViewSchema },
         },
       },
-      async (request) => view(await schedules.setPaused(request.params.id, paused, callerOf(request))),
+      async (request) =>
+        view(await schedulesOf(request).setPaused(request.params.id, paused, callerOf(request))),
     );
   }
 
@@ -90,7 +91,7 @@ export function registerScheduleRoutes(
       },
     },
     async (request) => {
-      const { kickoffId } = await schedules.runNow(request.params.id, callerOf(request));
+      const { kickoffId } = await schedulesOf(request).runNow(request.params.id, callerOf(request));
       return { kickoff_id: kickoffId };
     },
   );
@@ -99,7 +100,7 @@ export function registerScheduleRoutes(
     '/schedules/:id',
     { schema: { summary: 'Delete a schedule', ...byId } },
     async (request, reply) => {
-      await schedules.delete(request.params.id, callerOf(request));
+      await schedulesOf(request).delete(request.params.id, callerOf(request));
       return reply.code(204).send();
     },
   );

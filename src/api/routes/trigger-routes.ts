@@ -4,7 +4,7 @@ import type { TriggerService } from '../../service/trigger-service.ts';
 import { authenticateOrUnavailable, bearerToken } from '../bearer-auth.ts';
 import type { Authenticate } from '../bearer-auth.ts';
 import { kickoffResponseSchema } from '../response-schemas.ts';
-import type { ZodApp } from './route-context.ts';
+import type { PerRequest, ZodApp } from './route-context.ts';
 
 const header = (value: string | string[] | undefined): string | undefined =>
   Array.isArray(value) ? value.join(',') : value;
@@ -15,7 +15,7 @@ const header = (value: string | string[] | undefined): string | undefined =>
  */
 export function registerTriggerRoutes(
   app: ZodApp,
-  context: { readonly triggers: TriggerService; readonly authenticate: Authenticate },
+  context: { readonly triggersOf: PerRequest<TriggerService>; readonly authenticate: Authenticate },
 ): void {
   app.post(
     '/triggers/:name',
@@ -29,8 +29,9 @@ export function registerTriggerRoutes(
     },
     async (request) => {
       const token = bearerToken(request.headers.authorization);
-      const caller: Caller | null = token === null ? null : await authenticateOrUnavailable(context.authenticate, token);
-      const { kickoffId } = await context.triggers.fire({
+      const caller: Caller | null =
+        token === null ? null : await authenticateOrUnavailable(context.authenticate, token);
+      const { kickoffId } = await context.triggersOf(request).fire({
         name: request.params.name,
         rawBody: request.rawBody ?? '',
         payload: request.body,

@@ -39,6 +39,19 @@ export interface BuiltinToolFactory {
 export function defineBuiltinTool<Args extends Shape, Settings extends Shape>(
   spec: BuiltinToolSpec<Args, Settings>,
 ): BuiltinToolFactory {
+  // The model's schema depends only on which arguments are preset: made once per process for each such set, and
+  // shared by every crew's instances (built for each crew, it took longer than the rest of loading the crew).
+  const schemas = new Map<string, JsonSchema>();
+  const schemaWithout = (preset: readonly string[]): JsonSchema => {
+    const key = [...preset].sort().join('\n');
+    let schema = schemas.get(key);
+    if (schema === undefined) {
+      const omitted = Object.fromEntries(preset.map((name) => [name, true] as const));
+      schema = modelSchema(spec.args.omit(omitted as never));
+      schemas.set(key, schema);
+    }
+    return schema;
+  };
   return {
     name: spec.name,
     create(options, presets = {}) {
@@ -66,13 +79,11 @@ export function defineBuiltinTool<Args extends Shape, Settings extends Shape>(
         throw new CrewdError('CREW_INVALID', `${spec.name}: ${z.prettifyError(settingsResult.error)}`);
       }
       const settings = settingsResult.data;
-      const omitted = Object.fromEntries(Object.keys(argPresets).map((key) => [key, true] as const));
-      const modelArgs = spec.args.omit(omitted as never);
       return {
         name: spec.name,
         ...(Object.keys(presets).length === 0 ? {} : { cacheKey: `${spec.name}(${canonicalJson(presets)})` }),
         description: spec.describe(argPresets),
-        inputSchema: modelSchema(modelArgs),
+        inputSchema: schemaWithout(Object.keys(argPresets)),
         async run(input: unknown, context: ToolContext): Promise<string> {
           const given = typeof input === 'object' && input !== null ? input : {};
           const parsed = spec.args.safeParse({ ...given, ...argPresets });

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { buildServer } from '../../../src/api/build-server.ts';
 import type { ServerDeps } from '../../../src/api/build-server.ts';
+import type { ServedCrew } from '../../../src/api/routes/served-crews-route.ts';
 import { Metrics } from '../../../src/observability/metrics.ts';
 import type { Caller } from '../../../src/service/execution-service.ts';
 import { InMemoryExecutionService } from './in-memory-execution-service.ts';
@@ -40,20 +41,45 @@ export interface ApiHarness {
 
 /** A real server on 127.0.0.1 over an in-memory execution service. */
 export async function startApi(overrides: Partial<ServerDeps> = {}): Promise<ApiHarness> {
+  const deps = harnessDeps(overrides);
+  return listen(await buildServer(deps), deps);
+}
+
+/**
+ * A real server on 127.0.0.1 of several crews, each under `/crews/<name>`, as `crewd serve a b` serves them; the
+ * root answers for the executions of the first (`service`).
+ */
+export async function startCrewsApi(
+  crews: readonly ServedCrew[],
+  overrides: Partial<ServerDeps> = {},
+): Promise<ApiHarness> {
+  const deps = harnessDeps({ ...overrides, service: crews[0]!.service });
+  const { service, ...shared } = deps;
+  return listen(await buildServer({ ...shared, everyCrew: service, crews }), deps);
+}
+
+function harnessDeps(
+  overrides: Partial<ServerDeps>,
+): ServerDeps & { service: InMemoryExecutionService; metrics: Metrics } {
   const service =
     overrides.service instanceof InMemoryExecutionService
       ? overrides.service
       : new InMemoryExecutionService();
-  const metrics = overrides.metrics ?? new Metrics();
-  const server = await buildServer({
+  return {
     authenticate: (secret) => Promise.resolve(callersBySecret.get(secret) ?? null),
     rateLimitPerMinute: 0,
     ready: () => Promise.resolve(),
     clock: () => new Date('2025-01-01T10:05:00.000Z'),
     ...overrides,
     service,
-    metrics,
-  });
+    metrics: overrides.metrics ?? new Metrics(),
+  };
+}
+
+async function listen(
+  server: FastifyInstance,
+  { service, metrics }: { service: InMemoryExecutionService; metrics: Metrics },
+): Promise<ApiHarness> {
   await server.listen({ port: 0, host: '127.0.0.1' });
   const address = server.server.address();
   if (address === null || typeof address === 'string') throw new Error('server has no port');

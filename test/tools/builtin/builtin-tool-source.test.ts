@@ -87,6 +87,18 @@ describe('createBuiltinTool with presets', () => {
     expect(await tool.run({ file_path: 'elsewhere.txt', start_line: 3 }, toolContext())).toBe('three\n');
   });
 
+  it("gives each crew's instance the schema of its own presets, whatever instances were made before", () => {
+    const properties = (presets?: Record<string, unknown>) =>
+      Object.keys(createBuiltinTool('FileReadTool', options, presets).inputSchema['properties'] as object);
+
+    expect(properties()).toEqual(['file_path', 'start_line', 'line_count']);
+    expect(properties({ file_path: 'brief.txt' })).toEqual(['start_line', 'line_count']);
+    expect(properties({ line_count: 2, file_path: 'brief.txt' })).toEqual(['start_line']);
+    expect(properties({ file_path: 'brief.txt', line_count: 5 })).toEqual(['start_line']);
+    expect(properties({ line_count: 2 })).toEqual(['file_path', 'start_line']);
+    expect(properties()).toEqual(['file_path', 'start_line', 'line_count']);
+  });
+
   it('names the tool and the argument when a preset does not fit', () => {
     expect(() => createBuiltinTool('FileReadTool', options, { path: 'x' })).toThrow(
       "FileReadTool has no argument 'path'; it takes 'file_path', 'start_line', 'line_count'",
