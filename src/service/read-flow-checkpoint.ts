@@ -192,6 +192,8 @@ function unmarkedReader(method: string | null) {
         return;
       }
       if (event.type === 'method-end' && event.data.method === method) inFlight = false;
+      // Its action done, the call waits for review: a call after the review begins anew.
+      if (reviewRequested(event, method)) inFlight = false;
       if (flowLogEvent(event) || !inFlight) return;
       readInto(soFar, event);
     },
@@ -205,4 +207,11 @@ function unmarkedReader(method: string | null) {
 /** The flow's own entries: a method's start, end or failure of another method says nothing of this run. */
 function flowLogEvent(event: StoredExecutionEvent): boolean {
   return event.type === 'method-start' || event.type === 'method-end' || event.type === 'method-fail';
+}
+
+/** A review of `method`'s output requested (not a budget's pause): the call's action completed. */
+function reviewRequested(event: StoredExecutionEvent, method: string): boolean {
+  return (
+    event.type === 'human-input-request' && event.data.budget === undefined && event.data.task_id === method
+  );
 }

@@ -146,6 +146,32 @@ describe('readFlowCheckpoint', () => {
     expect(cut?.take({ method: 'write_up', call: 2, run: 1 })).toBeUndefined();
   });
 
+  it('gives unmarked events of a call that waited for review to no later call', async () => {
+    const outline: TaskOutput = { ...taskOutput('outline'), usage: emptyUsage };
+    const flow = await runningFlow(
+      [
+        eventRecord.methodStarted('check'),
+        started('outline'),
+        answered('outline'),
+        ended(outline),
+        eventRecord.methodReviewRequested(taskOutput('check'), { message: 'OK?' }),
+        eventRecord.executionResumed({
+          taskId: 'check',
+          attempt: 1,
+          text: 'no',
+          approved: false,
+          output: '',
+        }),
+        eventRecord.methodStarted('check'),
+      ],
+      [],
+      'check',
+    );
+    const cut = await checkpointOf(flow);
+
+    expect(cut?.take({ method: 'check', call: 2, run: 1 })).toBeUndefined();
+  });
+
   it.each([
     ['approved', true],
     ['rejected', false],
