@@ -12,7 +12,7 @@ import { isStoreUnavailable, type StoreUnavailableError } from '../store/store-u
 import { ExecutionTrace } from '../observability/execution-trace.ts';
 import type { Tracing } from '../observability/tracing.ts';
 import { runFlowLeg } from './flow-leg.ts';
-import { readFlowCheckpoint, type FlowCheckpoint } from './read-flow-checkpoint.ts';
+import { readFlowCheckpoint, resumedFromReview, type FlowCheckpoint } from './read-flow-checkpoint.ts';
 import { readStepJournal, resumedFromBudgetPause } from './read-step-journal.ts';
 import type { RunnableCrew, RunnableFlow, RunnableUnit } from './runnable-unit.ts';
 import { BudgetPaused, ExecutionLeg, LegStopped, type LegDeps } from './execution-leg.ts';
@@ -273,13 +273,14 @@ export class ExecutionRunner {
       },
       signal,
     );
-    if (execution.state === 'PENDING' && !resumedFromBudgetPause(execution)) {
-      leg.claim();
-      return { leg, runnable };
-    }
+    const goesOn =
+      execution.state === 'RUNNING' ||
+      resumedFromBudgetPause(execution) ||
+      (runnable.kind === 'flow' && resumedFromReview(execution));
     if (execution.state === 'PENDING') leg.claim();
-    // A flow continues from the journal in its record (and its method in flight from its crew's last completed
-    // step); a crew's task in flight from its last completed step.
+    if (!goesOn) return { leg, runnable };
+    // A flow continues from the journal in its record (and its methods in flight, those a review's pause stopped
+    // too, from their crews' last completed steps); a crew's task in flight from its last completed step.
     if (runnable.kind === 'flow') {
       const cut = await retryWhileUnavailable(() => readFlowCheckpoint(store, execution), whileDown);
       return cut === undefined ? { leg, runnable } : { leg, runnable, flowCheckpoint: cut };

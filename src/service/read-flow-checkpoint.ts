@@ -58,17 +58,20 @@ interface RunSoFar {
  * What the crew and agent runs of a flow did before its last process stopped, read back from the execution's event
  * log: for each run of a method call not yet completed, the tasks that ended and the completed steps of the task
  * attempt open then. Methods running side by side, and the runs of an `each`, each go on from their own last
- * completed step. Undefined when the execution is not running
- * (or resumed from a budget pause).
+ * completed step; so do those a review's pause stopped. Undefined when the execution is not running (or resumed
+ * from a budget pause or a review).
  */
 export async function readFlowCheckpoint(
   store: EventStore,
   execution: Execution,
 ): Promise<FlowCheckpoint | undefined> {
-  if (execution.state !== 'RUNNING' && !resumedFromBudgetPause(execution)) return undefined;
+  const reviewed = resumedFromReview(execution);
+  if (execution.state !== 'RUNNING' && !resumedFromBudgetPause(execution) && !reviewed) return undefined;
   const completed = completedCalls(execution);
   const runs = new Map<string, RunSoFar>();
-  const unmarked = unmarkedReader(execution.currentTask);
+  // After a review the method named as current is the reviewed one: its call waiting for review is over, and a
+  // rejection runs it anew.
+  const unmarked = reviewed ? undefined : unmarkedReader(execution.currentTask);
   for (let after = 0; ;) {
     const page = await store.listEvents(execution.id, after, pageSize);
     for (const event of page) {
@@ -93,6 +96,15 @@ export async function readFlowCheckpoint(
     new Map([...runs].map(([key, soFar]) => [key, checkpointOf(soFar)])),
     unmarked?.result(),
   );
+}
+
+/**
+ * True for a flow execution waiting to go on after its review was answered (by a person or its deadline): the
+ * methods its pause stopped beside the reviewed one go on from their runs' last completed steps.
+ */
+export function resumedFromReview(execution: Execution): boolean {
+  const answer = execution.feedback.at(-1);
+  return execution.state === 'PENDING' && answer !== undefined && answer.budget === undefined;
 }
 
 /** One task attempt's steps from before and after runs were marked; the later attempt when they differ. */
@@ -170,6 +182,8 @@ function unmarkedReader(method: string | null) {
         return;
       }
       if (event.type === 'method-end' && event.data.method === method) inFlight = false;
+      // Its action done, the call waits for review: a call after the review begins anew.
+      if (reviewRequested(event, method)) inFlight = false;
       if (flowLogEvent(event) || !inFlight) return;
       readInto(soFar, event);
     },
@@ -183,4 +197,11 @@ function unmarkedReader(method: string | null) {
 /** The flow's own entries: a method's start, end or failure of another method says nothing of this run. */
 function flowLogEvent(event: StoredExecutionEvent): boolean {
   return event.type === 'method-start' || event.type === 'method-end' || event.type === 'method-fail';
+}
+
+/** A review of `method`'s output requested (not a budget's pause): the call's action completed. */
+function reviewRequested(event: StoredExecutionEvent, method: string): boolean {
+  return (
+    event.type === 'human-input-request' && event.data.budget === undefined && event.data.task_id === method
+  );
 }

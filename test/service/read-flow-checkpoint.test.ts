@@ -145,4 +145,107 @@ describe('readFlowCheckpoint', () => {
     expect(first?.journal?.entries).toHaveLength(1);
     expect(cut?.take({ method: 'write_up', call: 2, run: 1 })).toBeUndefined();
   });
+
+  it('gives unmarked events of a call that waited for review to no later call', async () => {
+    const outline: TaskOutput = { ...taskOutput('outline'), usage: emptyUsage };
+    const flow = await runningFlow(
+      [
+        eventRecord.methodStarted('check'),
+        started('outline'),
+        answered('outline'),
+        ended(outline),
+        eventRecord.methodReviewRequested(taskOutput('check'), { message: 'OK?' }),
+        eventRecord.executionResumed({
+          taskId: 'check',
+          attempt: 1,
+          text: 'no',
+          approved: false,
+          output: '',
+        }),
+        eventRecord.methodStarted('check'),
+      ],
+      [],
+      'check',
+    );
+    const cut = await checkpointOf(flow);
+
+    expect(cut?.take({ method: 'check', call: 2, run: 1 })).toBeUndefined();
+  });
+
+  it.each([
+    ['approved', true],
+    ['rejected', false],
+  ])(
+    'after a review is %s, gives the runs its pause stopped theirs, and the reviewed call nothing',
+    async (_answer, approved) => {
+      const walk = { method: 'walk', call: 1, run: 1 };
+      const check = { method: 'check', call: 1, run: 1 };
+      const flow = await runningFlow([
+        ...inRun(walk, started('first'), answered('first'), ended(taskOutput('first'))),
+        eventRecord.methodStarted('check'),
+        // Unmarked steps of the reviewed method (from an earlier crewd) are no part of its call run again.
+        started('outline'),
+        ended({ ...taskOutput('outline'), usage: emptyUsage }),
+        ...inRun(check, started('look'), answered('look')),
+        ...inRun(walk, started('second'), answered('second', [{ id: 'call_1', name: 'visit', input: {} }])),
+        ...inRun(walk, toolResult('second', 'call_1')),
+      ]);
+      await reviewAnswered(flow, check, approved);
+      const cut = await checkpointOf(flow);
+
+      const walkCut = cut?.take(walk);
+      expect(walkCut?.outputs.map((output) => output.taskId)).toEqual(['first']);
+      expect(walkCut?.journal?.taskId).toBe('second');
+      expect(walkCut?.journal?.entries.map((entry) => entry.kind)).toEqual(['model', 'tool']);
+      expect(cut?.take(check)).toBeUndefined();
+      // A rejected call runs again as the next one, anew.
+      expect(cut?.take({ method: 'check', call: 2, run: 1 })).toBeUndefined();
+    },
+  );
+
+  it('gives nothing while a review waits', async () => {
+    const walk = { method: 'walk', call: 1, run: 1 };
+    const check = { method: 'check', call: 1, run: 1 };
+    const flow = await runningFlow(inRun(walk, started('first'), answered('first')));
+    await paused(flow, check);
+
+    expect(await checkpointOf(flow)).toBeUndefined();
+  });
 });
+
+/** Pauses a running flow on the review of `reviewed`'s call, its action done. */
+async function paused(flow: { store: Store; id: string }, reviewed: FlowRunTag): Promise<void> {
+  const { method, call } = reviewed;
+  await flow.store.applyChange({
+    executionId: flow.id,
+    fromStates: ['RUNNING'],
+    now: t0,
+    appendFlowEntry: { kind: 'action-completed', method, call, output: 'looked' },
+  });
+  await flow.store.applyChange({
+    executionId: flow.id,
+    fromStates: ['RUNNING'],
+    state: 'PAUSED',
+    now: t0,
+    pending: { taskId: method, attempt: call, output: taskOutput(method, call), review: { message: 'OK?' } },
+    patch: { currentTask: method },
+  });
+}
+
+/** Pauses a running flow on the review of `reviewed`'s call, and answers it as `/resume` does. */
+async function reviewAnswered(
+  flow: { store: Store; id: string },
+  reviewed: FlowRunTag,
+  approved: boolean,
+): Promise<void> {
+  await paused(flow, reviewed);
+  const { method, call } = reviewed;
+  await flow.store.applyChange({
+    executionId: flow.id,
+    fromStates: ['PAUSED'],
+    state: 'PENDING',
+    now: t0,
+    pending: null,
+    appendFeedback: { taskId: method, attempt: call, text: 'fine', approved, output: 'looked' },
+  });
+}
