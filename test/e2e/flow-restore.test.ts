@@ -177,3 +177,14 @@ describe('a flow without flow-level persist', () => {
     expect(forked.id).not.toBe('plain');
   });
 });
+
+describe('the API description', () => {
+  it('describes restoreFromStateId in the kickoff body', async () => {
+    const document = (await apiClient(`${crewd.url}/crews/counter`, null).get('/openapi.json')).body;
+    const properties =
+      document.paths['/kickoff'].post.requestBody.content['application/json'].schema.properties;
+    expect(properties.restoreFromStateId).toMatchObject({ type: 'string' });
+    expect(properties.restoreFromStateId.description).toContain('persist');
+    expect(properties.restore_from_state_id).toMatchObject({ type: 'string' });
+  });
+});
