@@ -95,6 +95,19 @@ describe('a flow with flow-level persist, kicked off with a state id', () => {
     expect(await run('counter', { inputs: { id: first.id } })).toEqual({ ...first, count: 2 });
   });
 
+  it('starts from the state a failed run left when its last completed method ended', async () => {
+    const api = apiClient(`${crewd.url}/crews/counter`);
+    // A label that is no text fails `report`, after `count` completed.
+    const kickoff = await api.post('/kickoff', { inputs: { id: 'broken', label: 5 } });
+    const failed = await api.waitForState(kickoff.body.kickoff_id as string, ['SUCCESS', 'FAILED']);
+    expect(failed.body).toMatchObject({ state: 'FAILED', flow_state: { id: 'broken', count: 1 } });
+    expect(await run('counter', { inputs: { id: 'broken', label: 'fixed' } })).toEqual({
+      id: 'broken',
+      count: 2,
+      label: 'fixed',
+    });
+  });
+
   it('starts from a fresh state under the id when nothing was saved under it', async () => {
     expect(await run('counter', { inputs: { id: 'never-used' } })).toEqual({
       id: 'never-used',
