@@ -96,6 +96,8 @@ export function toBudget(field: KickoffBody['budget']): Budget | undefined {
   };
 }
 
+const restoreFromStateIdField = z.string().min(1).max(255).optional();
+
 export const kickoffBodySchema = z.object({
   inputs: atMost(jsonObject, requestFieldLimits.inputsBytes, 'inputs').describe(
     "Values for the crew's placeholders; see GET /inputs (at most 256 KiB as JSON)",
@@ -112,6 +114,10 @@ export const kickoffBodySchema = z.object({
   webhooks: eventStreamSchema,
   humanInputDeadline: reviewDeadlineField,
   budget: budgetField,
+  restoreFromStateId: restoreFromStateIdField.describe(
+    'A flow with flow-level persist starts from the latest state saved under this state id (by an execution of the flow the token can see; otherwise a fresh state), under a new state id, or inputs.id when given. Crews and flows without persist ignore it',
+  ),
+  restore_from_state_id: restoreFromStateIdField.describe('snake_case form of restoreFromStateId'),
 });
 export type KickoffBody = z.infer<typeof kickoffBodySchema>;
 

@@ -4,21 +4,23 @@ import { kickoffBodySchema } from './request-schemas.ts';
 import type { CronTimes } from '../service/schedule-times.ts';
 
 /** A schedule is made with what a kickoff takes, and when: a cron expression read in a time zone. */
-export const scheduleBodySchema = kickoffBodySchema.extend({
-  inputs: kickoffBodySchema.shape.inputs.default({}),
-  cron: z
-    .string()
-    .min(1)
-    .max(120)
-    .describe('Five fields (minute hour day month weekday), or six with seconds first, e.g. "0 9 * * 1-5"'),
-  timezone: z
-    .string()
-    .min(1)
-    .max(64)
-    .default('UTC')
-    .describe('An IANA time zone, e.g. "Europe/Paris" (default UTC)'),
-  name: z.string().min(1).max(200).nullable().optional().describe('A label to recognise the schedule by'),
-});
+export const scheduleBodySchema = kickoffBodySchema
+  .omit({ restoreFromStateId: true, restore_from_state_id: true })
+  .extend({
+    inputs: kickoffBodySchema.shape.inputs.default({}),
+    cron: z
+      .string()
+      .min(1)
+      .max(120)
+      .describe('Five fields (minute hour day month weekday), or six with seconds first, e.g. "0 9 * * 1-5"'),
+    timezone: z
+      .string()
+      .min(1)
+      .max(64)
+      .default('UTC')
+      .describe('An IANA time zone, e.g. "Europe/Paris" (default UTC)'),
+    name: z.string().min(1).max(200).nullable().optional().describe('A label to recognise the schedule by'),
+  });
 
 export const scheduleIdParamsSchema = z.object({ id: z.string().min(1) });
 

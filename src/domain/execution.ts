@@ -158,6 +158,13 @@ export interface Execution {
   readonly feedback: readonly HumanFeedback[];
   /** A flow execution's journal (its completed methods and their bookkeeping); empty for a crew's. */
   readonly flowJournal?: readonly FlowJournalRecord[];
+  /** A flow execution's state id (`state.id`), fixed at kickoff; absent for a crew's, and for flows kicked off before it was kept. */
+  readonly flowStateId?: string | null;
+  /**
+   * The state id whose latest saved state a flow execution's run starts from (its own, restored by id, or
+   * another, forked), found when the run starts; absent or null for a run from a fresh state.
+   */
+  readonly restoreStateFrom?: string | null;
   readonly pending: PendingHumanInput | null;
   readonly currentTask: string | null;
   readonly lastStep: AgentStep | null;

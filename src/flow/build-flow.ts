@@ -116,6 +116,7 @@ export function buildFlow(source: Omit<FlowSource, 'keys'>, options: BuildFlowOp
     sourceDir: source.sourceDir,
     state: document.state ?? undefined,
     maxMethodCalls: document.config.max_method_calls,
+    persist: document.persist?.enabled === true,
     methods,
     unhonoured,
   };

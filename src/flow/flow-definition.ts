@@ -84,6 +84,11 @@ export interface FlowDefinition {
   readonly sourceDir: string | undefined;
   readonly state: FlowStateDocument | undefined;
   readonly maxMethodCalls: number;
+  /**
+   * Flow-level `persist` is enabled: a kickoff naming a state id (`inputs.id`, or a fork's `restoreFromStateId`)
+   * starts from the latest state saved under it. Method-level `persist` changes nothing (every method is journaled).
+   */
+  readonly persist: boolean;
   /** In definition order, which is the order crewAI considers listeners in. */
   readonly methods: ReadonlyMap<string, FlowMethodDefinition>;
   /** What crewAI would do that crewd does not (yet), one sentence each; `crewd check` lists them. */

@@ -128,11 +128,13 @@ export interface FlowInputsCheck {
 
 /**
  * Checks kickoff inputs against the flow's state without running anything. Dict state accepts any inputs. As in
- * crewAI's CLI, inputs naming an `id` (a run to continue) are not checked for missing fields.
+ * crewAI's CLI, inputs naming an `id` (a run to continue) are not checked for missing fields, nor are those of a
+ * kickoff that forks a saved state (`forking`): the state restored may hold them.
  */
 export function checkFlowInputs(
   definition: FlowDefinition,
   inputs: Readonly<Record<string, unknown>>,
+  forking = false,
 ): FlowInputsCheck {
   const model = stateModel(definition);
   if (model.kind === 'dict') return { missing: [], unknown: [], invalid: [] };
@@ -142,7 +144,7 @@ export function checkFlowInputs(
   const problems: StateFieldProblem[] = [];
   fitObject(model.schema, { ...model.defaults, ...known }, model.schema, '', problems, { extra: ['id'] });
   const missing =
-    'id' in inputs
+    'id' in inputs || forking
       ? []
       : problems.filter((problem) => problem.message === 'Field required').map((problem) => problem.field);
   const invalid = problems.filter(

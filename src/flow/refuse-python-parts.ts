@@ -48,8 +48,8 @@ export function refusePythonParts(
   for (const key of ['stream', 'suppress_flow_events', 'defer_trace_finalization'] as const) {
     if (document.config[key]) unhonoured.push(`config.${key}: not acted on yet`);
   }
-  if (document.persist != null)
-    unhonoured.push('persist: not needed: crewd records every completed method of a run');
+  if (document.persist?.persistence != null)
+    unhonoured.push('persist.persistence: not acted on: crewd keeps flow states in its own store');
   for (const [name, method] of Object.entries(document.methods)) {
     const feedback = method.human_feedback;
     if (feedback?.provider != null) {

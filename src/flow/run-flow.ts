@@ -41,6 +41,13 @@ export interface RunFlowOptions {
   readonly dependencies: FlowRunDependencies;
   /** Kickoff inputs, merged into state on a new run; ignored when the journal already holds the start. */
   readonly inputs?: Readonly<Record<string, unknown>>;
+  /** A new run's state id (`kickoffState`); without it, the state's default `id` or a new one. */
+  readonly stateId?: string;
+  /**
+   * The state a new run starts from in place of the defaults: the latest one saved under a state id (crewAI's
+   * restore by id, or a fork). The inputs are merged into it, and it takes `stateId`.
+   */
+  readonly restoredState?: Readonly<Record<string, unknown>>;
   /** The answer to the pending review: the run goes on from the paused method. */
   readonly feedback?: string;
   /**
@@ -66,6 +73,9 @@ export async function runFlow(options: RunFlowOptions): Promise<FlowOutcome> {
   if (started === undefined) {
     const model = stateModel(definition, options.warn);
     state = initialState(model, dependencies.newId ?? randomUUID);
+    if (options.restoredState !== undefined)
+      state = { ...(options.restoredState as Record<string, JsonValue>), id: state.id };
+    if (options.stateId !== undefined) state = { ...state, id: options.stateId };
     if (options.inputs !== undefined) state = applyInputs(model, state, options.inputs);
     await journal.append({ kind: 'flow-started', state });
   } else {

@@ -15,6 +15,8 @@ import {
   type WebhookTargets,
 } from '../domain/execution.ts';
 import type { HumanFeedback } from '../domain/task-output.ts';
+import type { FlowDefinition } from '../flow/flow-definition.ts';
+import { kickoffState } from '../flow/state-restore.ts';
 import { approvalCompletes } from '../engine/execution-standing.ts';
 import type {
   DeliveryRecord,
@@ -154,7 +156,7 @@ export class DurableExecutionService implements ExecutionService {
   async kickoff(request: KickoffRequest): Promise<{ kickoffId: string }> {
     const served = await this.deps.versions?.versionForKickoff();
     if (served === undefined) checkInputs(this.crew, request.inputs);
-    else checkUnitInputs(served.unit, request.inputs);
+    else checkUnitInputs(served.unit, request.inputs, request.restoreFromStateId);
     const requestHash =
       request.idempotencyKey === null
         ? null
@@ -165,6 +167,9 @@ export class DurableExecutionService implements ExecutionService {
             // Only when given, so the hashes of kickoffs without one stay what they were.
             ...(request.reviewDeadline === undefined ? {} : { reviewDeadline: request.reviewDeadline }),
             ...(request.budget === undefined ? {} : { budget: request.budget }),
+            ...(request.restoreFromStateId === undefined
+              ? {}
+              : { restoreFromStateId: request.restoreFromStateId }),
           });
     const createdAt = this.deps.clock();
     const { slot, lease } = this.#leaseIfRoom(createdAt);
@@ -186,6 +191,7 @@ export class DurableExecutionService implements ExecutionService {
           ...(queueLimit === undefined ? {} : { queueLimit }),
           ...(request.reviewDeadline === undefined ? {} : { reviewDeadline: request.reviewDeadline }),
           ...budgetOf(request, served?.crew ?? this.crew),
+          ...(served?.unit.kind === 'flow' ? this.#flowState(served.unit.flow, request) : {}),
         })
         .catch((error: unknown) => {
           if (error instanceof QueueFull && queueLimit !== undefined) {
@@ -205,6 +211,23 @@ export class DurableExecutionService implements ExecutionService {
     } finally {
       slot.release();
     }
+  }
+
+  /**
+   * A flow execution's state id, and the state id its run restores from (see kickoffState). The state itself is
+   * found when the run starts, among the executions of this crew its owner can see, as `get` shows them.
+   */
+  #flowState(
+    flow: FlowDefinition,
+    request: KickoffRequest,
+  ): { flowStateId: string; restoreStateFrom?: string } {
+    const start = kickoffState(flow, request.inputs, request.restoreFromStateId, this.deps.newId);
+    return {
+      flowStateId: start.stateId,
+      ...(start.restoreFrom === null || this.deps.name === undefined
+        ? {}
+        : { restoreStateFrom: start.restoreFrom }),
+    };
   }
 
   async get(executionId: string, caller: Caller): Promise<Execution> {

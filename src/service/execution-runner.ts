@@ -13,6 +13,7 @@ import { ExecutionTrace } from '../observability/execution-trace.ts';
 import type { Tracing } from '../observability/tracing.ts';
 import { runFlowLeg } from './flow-leg.ts';
 import { readFlowCheckpoint, resumedFromReview, type FlowCheckpoint } from './read-flow-checkpoint.ts';
+import { readRestoredState } from './read-restored-state.ts';
 import { readStepJournal, resumedFromBudgetPause } from './read-step-journal.ts';
 import type { RunnableCrew, RunnableFlow, RunnableUnit } from './runnable-unit.ts';
 import { BudgetPaused, ExecutionLeg, LegStopped, type LegDeps } from './execution-leg.ts';
@@ -202,9 +203,15 @@ export class ExecutionRunner {
     signal: AbortSignal,
     traced: ExecutionTrace | undefined,
   ): Promise<'paused' | 'completed'> {
+    const { store, observer } = this.deps;
+    const restoredState = await retryWhileUnavailable(() => readRestoredState(store, leg.execution), {
+      signal,
+      onUnavailable: (error: StoreUnavailableError) => observer.onStoreUnavailable?.(error),
+    });
     const outcome = await runFlowLeg({
       leg,
       unit: runnable,
+      ...(restoredState === undefined ? {} : { restoredState }),
       ...(checkpoint === undefined ? {} : { checkpoint }),
       ...(this.deps.prices === undefined ? {} : { prices: this.deps.prices }),
       signal,

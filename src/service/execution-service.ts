@@ -34,6 +34,11 @@ export interface KickoffRequest {
   readonly reviewDeadline?: ReviewDeadline | undefined;
   /** What the execution may spend before it pauses for approval, in place of the crew's default. */
   readonly budget?: Budget | undefined;
+  /**
+   * A flow with flow-level `persist` starts from the latest state saved under this state id, under a new state id
+   * (a fork); only states of executions the caller can see are found. Ignored by crews and other flows.
+   */
+  readonly restoreFromStateId?: string | undefined;
 }
 
 export interface ResumeRequest {

@@ -29,6 +29,8 @@ export interface FlowLegOptions {
   readonly checkpoint?: FlowCheckpoint;
   /** Prices the model calls of the flow's agents and crews into the execution's usage. */
   readonly prices?: PriceTable;
+  /** The state a new run starts from, restored from an earlier execution (readRestoredState). */
+  readonly restoredState?: Readonly<Record<string, unknown>>;
 }
 
 /**
@@ -62,6 +64,8 @@ export async function runFlowLeg(options: FlowLegOptions): Promise<FlowOutcome> 
       ...(options.warn === undefined ? {} : { onWarning: options.warn }),
     },
     inputs: execution.inputs,
+    ...(execution.flowStateId == null ? {} : { stateId: execution.flowStateId }),
+    ...(options.restoredState === undefined ? {} : { restoredState: options.restoredState }),
     ...answer,
     onEvent: (event) => {
       options.onMethodEvent?.(
@@ -92,7 +96,9 @@ function answerWaiting(execution: Execution): { feedback: string; rejected: bool
   // An answer to a budget pause (one before classifying this review's feedback, say) is no answer to the review.
   const given = execution.feedback.findLast(
     (feedback) =>
-      feedback.taskId === waiting.method && feedback.attempt === waiting.call && feedback.budget === undefined,
+      feedback.taskId === waiting.method &&
+      feedback.attempt === waiting.call &&
+      feedback.budget === undefined,
   );
   return given === undefined ? undefined : { feedback: given.text, rejected: !given.approved };
 }

@@ -42,14 +42,20 @@ export type RunnableUnit = RunnableCrew | RunnableFlow;
 
 /**
  * Checks kickoff inputs against what the unit takes: a crew's placeholders (MissingInputsError), a flow's state
- * (missing required fields, unknown ones and values of the wrong type, each a 422 naming them).
+ * (missing required fields, unknown ones and values of the wrong type, each a 422 naming them). A flow's kickoff
+ * forking a saved state (`restoreFromStateId`, with `persist`) may leave required fields to that state.
  */
-export function checkUnitInputs(unit: RunnableUnit, inputs: Readonly<Record<string, unknown>>): void {
+export function checkUnitInputs(
+  unit: RunnableUnit,
+  inputs: Readonly<Record<string, unknown>>,
+  restoreFromStateId?: string,
+): void {
   if (unit.kind === 'crew') {
     checkInputs(unit.crew, inputs);
     return;
   }
-  const check = checkFlowInputs(unit.flow, inputs);
+  const forking = unit.flow.persist && restoreFromStateId !== undefined && restoreFromStateId !== '';
+  const check = checkFlowInputs(unit.flow, inputs, forking);
   if (check.missing.length === 0 && check.unknown.length === 0 && check.invalid.length === 0) return;
   const problems = [
     ...check.missing.map((name) => `missing required input '${name}'`),

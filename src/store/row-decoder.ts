@@ -77,6 +77,8 @@ export function rowDecoder(codec: RowCodec): RowDecoder {
       finishedAt: nullableDate(row.finished_at),
       ...(row.review_deadline == null ? {} : { reviewDeadline: json<ReviewDeadline>(row.review_deadline) }),
       ...(row.budget == null ? {} : budgetsOf(json<StoredBudget>(row.budget))),
+      ...(row.flow_state_id == null ? {} : { flowStateId: text(row.flow_state_id) }),
+      ...(row.restore_state_from == null ? {} : { restoreStateFrom: text(row.restore_state_from) }),
       ...flowJournalOf(row.flow_journal == null ? [] : json<FlowJournalRecord[]>(row.flow_journal)),
     }),
 

@@ -4,6 +4,7 @@ import type {
   DeliveryOutcome,
   ExecutionChange,
   ExecutionQuery,
+  FlowStateQuery,
   NewExecution,
   TokenRecord,
 } from './store.ts';
@@ -46,6 +47,8 @@ export function newExecutionValues(execution: NewExecution): RowValues {
     crew: execution.crew ?? null,
     crew_version: execution.crewVersion ?? null,
     review_deadline: json(execution.reviewDeadline),
+    flow_state_id: execution.flowStateId ?? null,
+    restore_state_from: execution.restoreStateFrom ?? null,
     // The token's daily budget travels in the same column, under `daily`.
     budget:
       execution.budget === undefined && execution.dailyBudget === undefined
@@ -104,6 +107,16 @@ export function executionQueryValues(query: ExecutionQuery): RowValues {
     cursor_id: cursor?.id ?? null,
     // One more than asked, to learn whether another page follows.
     limit: query.limit + 1,
+  };
+}
+
+export function flowStateQueryValues(query: FlowStateQuery): RowValues {
+  return {
+    crew: query.crew,
+    state_id: query.stateId,
+    user_id: query.userId ?? null,
+    before_created_at: query.before.createdAt.toISOString(),
+    before_id: query.before.id,
   };
 }
 

@@ -68,6 +68,9 @@ export interface NewExecution {
   readonly budget?: Budget;
   /** Its token's daily budget, as the token had it at kickoff. */
   readonly dailyBudget?: Budget;
+  /** A flow execution's state id, and the state id its run restores its state from (see Execution). */
+  readonly flowStateId?: string;
+  readonly restoreStateFrom?: string;
 }
 
 export type CreateExecutionResult =
@@ -84,6 +87,17 @@ export interface ExecutionQuery {
   readonly limit: number;
   /** Opaque cursor from a previous page's `nextCursor`. */
   readonly cursor?: string;
+}
+
+/** Which saved flow state a run may start from: the caller's view of one crew's executions of one state id. */
+export interface FlowStateQuery {
+  /** The crew (served flow) the executions belong to; another crew's are never found. */
+  readonly crew: string;
+  readonly stateId: string;
+  /** Only executions started by this user's tokens; every user's when absent (an organization token). */
+  readonly userId?: string;
+  /** Only executions created before this one, in (createdAt, id) order. */
+  readonly before: { readonly createdAt: Date; readonly id: string };
 }
 
 export interface ExecutionPage {
@@ -168,6 +182,11 @@ export interface ExecutionStore {
   /** The execution's revision alone, or null when it does not exist: a cheap check that a copy is still current. */
   getExecutionRevision(id: string): Promise<number | null>;
   listExecutions(query: ExecutionQuery): Promise<ExecutionPage>;
+  /**
+   * The newest execution matching the query whose flow run has started (its journal holds its state), through the
+   * flow state index; null when there is none.
+   */
+  latestFlowState(query: FlowStateQuery): Promise<Execution | null>;
   /**
    * Extends this owner's leases on these executions to `until` while they run, and returns the ids it renewed:
    * the others were taken over or left RUNNING (a cancel) elsewhere, and their legs should stop.

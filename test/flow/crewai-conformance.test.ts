@@ -474,15 +474,13 @@ function cutAfter(journal: MemoryFlowJournal, count: number): MemoryFlowJournal 
  *   test_runtime_package_reads_no_decorator_attrs, test_definition_method_missing_from_class_fails_loudly,
  *   test_flow_definition_stamps_refs, test_definition_human_feedback_equivalence: they test Python `Flow` classes,
  *   `@persist` and `@human_feedback` decorators, which a declarative flow in crewd does not have.
- * - test_fork_with_definition_branches_yaml_flow: crewd has no fork of an execution into a new state id; a new
- *   kickoff starts a new run.
+ * - test_fork_with_definition_branches_yaml_flow: crewd has no `Flow.fork` from a checkpoint; the fork it has is a
+ *   kickoff's `restoreFromStateId` (flow-level `persist`), which starts from the latest state saved under a state id
+ *   under a new one (test/e2e/flow-restore.test.ts).
  * - test_flow_config_provider_fallback_from_declaration, test_provider_ref_requiring_ctor_args_fails_loudly,
  *   test_unresolvable_provider_ref_names_field_and_ref, test_input_provider_bad_ref_names_field_and_ref,
  *   test_config_input_provider_from_declaration: `human_feedback.provider` and `config.input_provider` are refused
  *   when the flow loads; a served flow's reviews come through `/resume`, `crewd run`'s from the terminal.
- * - The kickoff of a flow restored by id (`inputs: {id: …}` with `persist`), which test_persist_restore_by_id_from_declaration
- *   runs from the start again over the loaded state: crewd restores a run by going on with its journal instead
- *   (ported below on that footing); an `id` input only names a new run's state id.
  * test_human_feedback_from_declaration_default_outcome_routes and test_human_feedback_from_declaration_collapses_and_routes
  * are in human-feedback.test.ts ('takes empty feedback as the default outcome', 'asks the method model to classify
  * free text').
@@ -491,8 +489,9 @@ function cutAfter(journal: MemoryFlowJournal, count: number): MemoryFlowJournal 
 /*
  * crewAI persists a flow's state through `persist` backends and restores it by state id or from a checkpoint.
  * crewd keeps every run in its journal (the execution's record in the store when served), whatever `persist`
- * says, and restores a run by running it again over its journal. These tests hold crewd's journal to what crewAI
- * asserts about saving and restoring state.
+ * says, restores a run cut short by running it again over its journal, and with flow-level `persist` starts a
+ * served kickoff naming a state id from the state last saved under it, as crewAI does. These tests hold crewd's
+ * journal and store to what crewAI asserts about saving and restoring state.
  */
 describe("crewAI conformance: persistence and checkpoints, on crewd's journal", () => {
   const harness = useFlowHarness();
@@ -508,9 +507,35 @@ describe("crewAI conformance: persistence and checkpoints, on crewd's journal", 
   });
 
   it('test_persist_restore_by_id_from_declaration', async () => {
-    // crewAI reloads the state last saved for the id and runs from the start again; crewd goes on with the same
-    // run: the state the journal holds is restored (count 1 after first), not the defaults, and only what did
-    // not complete runs.
+    // As crewAI: a kickoff of the flow (flow-level persist) with `inputs.id` naming an earlier run's state id loads
+    // that run's last saved state and runs from the start again over it: the count goes 2 -> 4, under the same id.
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'crewd-conformance-')));
+    writeFileSync(join(dir, 'flow.yaml'), persistedFlow);
+    const crewd = await startCrewd({ crewDir: dir, modelUrl: harness.fake.url, env: python });
+    try {
+      const api = apiClient(crewd.url);
+      const finish = async (inputs: Record<string, unknown>) => {
+        const kickoff = await api.post('/kickoff', { inputs });
+        return (await api.waitForState(kickoff.body.kickoff_id as string, ['SUCCESS', 'FAILED'])).body;
+      };
+      const first = await finish({});
+      expect(first).toMatchObject({ state: 'SUCCESS', result: 'two', flow_state: { count: 2 } });
+      const restored = await finish({ id: first.flow_state.id });
+      expect(restored).toMatchObject({
+        state: 'SUCCESS',
+        result: 'two',
+        flow_state: { count: 4, id: first.flow_state.id },
+        // Completed methods are not restored: both run again.
+        flow_methods: ['first', 'second'],
+      });
+    } finally {
+      await crewd.close();
+    }
+  });
+
+  it('restarts a run over its journal without running a completed method again', async () => {
+    // crewd's own durability, beside crewAI's restore by id: a run cut short (a crash, a restart) goes on with its
+    // journal, the state it holds (count 1 after first) and its id, and only what did not complete runs.
     const run = await openPython(persistedFlow);
     const full = new MemoryFlowJournal();
     const first = await run({ journal: full });

@@ -190,7 +190,7 @@ describe('validation', () => {
   it('reports what crewAI ignores, and what crewd does not act on', () => {
     const warnings: string[] = [];
     const definition = flow(
-      'name: X\ndiagnostics: []\npersist: {enabled: true}\nconfig: {stream: true, colour: red}\nmethods:\n  m: {start: true, listens: x, emit: [a], do: {call: expression, expr: "1"}}\n  n: {do: {call: expression, expr: "1"}}',
+      'name: X\ndiagnostics: []\npersist: {enabled: true, persistence: {persistence_type: SQLiteFlowPersistence}}\nconfig: {stream: true, colour: red}\nmethods:\n  m: {start: true, listens: x, emit: [a], do: {call: expression, expr: "1"}}\n  n: {do: {call: expression, expr: "1"}}',
       warnings,
     );
     expect(warnings.join('\n')).toContain('flow.yaml (diagnostics): crewAI ignores this key');
@@ -199,7 +199,16 @@ describe('validation', () => {
     expect(warnings.join('\n')).toContain('[emit_without_router]');
     expect(warnings.join('\n')).toContain('(methods.n): has neither start nor listen');
     expect(definition.unhonoured.join('\n')).toContain('config.stream');
-    expect(definition.unhonoured.join('\n')).toContain('persist');
+    // Flow-level persist is acted on (a kickoff naming a state id restores it); its backend is not.
+    expect(definition.persist).toBe(true);
+    expect(definition.unhonoured.join('\n')).toContain('persist.persistence: not acted on');
+  });
+
+  it('acts on flow-level persist only when it is enabled', () => {
+    const method = 'methods:\n  m: {start: true, do: {call: expression, expr: "1"}}';
+    expect(flow(`name: X\n${method}`).persist).toBe(false);
+    expect(flow(`name: X\npersist: {}\n${method}`).persist).toBe(true);
+    expect(flow(`name: X\npersist: {enabled: false}\n${method}`).persist).toBe(false);
   });
 
   it('makes a method with human_feedback outcomes a router on them', () => {

@@ -5,6 +5,7 @@ import { describeExecutionClaimContract } from './execution-claim-contract.ts';
 import { describeExecutionFairShareContract } from './execution-fair-share-contract.ts';
 import { describeExecutionReviewDeadlineContract } from './execution-review-deadline-contract.ts';
 import { describeExecutionBudgetContract } from './execution-budget-contract.ts';
+import { describeExecutionFlowStateContract } from './execution-flow-state-contract.ts';
 import { describeExecutionLeaseContract } from './execution-lease-contract.ts';
 import { describeExecutionListingContract } from './execution-listing-contract.ts';
 import { describeExecutionStoreContract } from './execution-store-contract.ts';
@@ -102,6 +103,7 @@ export function describeStoreContract(
     describeExecutionFairShareContract(harness);
     describeExecutionReviewDeadlineContract(harness);
     describeExecutionBudgetContract(harness);
+    describeExecutionFlowStateContract(harness);
     describeLivenessContract(harness);
     describeTokenStoreContract(harness);
     describeCrewStoreContract(harness);

@@ -71,6 +71,7 @@ export function registerKickoffRoutes(app: ZodApp, context: RouteContext): void 
         caller: callerOf(request),
         reviewDeadline: toReviewDeadline(body.humanInputDeadline),
         budget: toBudget(body.budget),
+        restoreFromStateId: body.restoreFromStateId ?? body.restore_from_state_id,
       });
       return { kickoff_id: kickoffId };
     },

@@ -214,6 +214,18 @@ export const postgresMigrations: readonly Migration[] = [
       ALTER TABLE tokens ADD COLUMN daily_budget json;
     `,
   },
+  {
+    version: 13,
+    name: 'flow state ids',
+    // A flow execution's state id, by which a later kickoff restores its state (flow-level `persist`), and the
+    // state id its own run restores from. The index finds a crew's latest execution of a state id.
+    sql: `
+      ALTER TABLE executions ADD COLUMN flow_state_id text;
+      ALTER TABLE executions ADD COLUMN restore_state_from text;
+      CREATE INDEX executions_flow_state ON executions (crew, flow_state_id, created_at, id)
+        WHERE flow_state_id IS NOT NULL;
+    `,
+  },
 ];
 
 /**

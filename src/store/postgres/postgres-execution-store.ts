@@ -1,6 +1,11 @@
 import { roundUsd } from '../../domain/usage.ts';
 import { executionPage } from '../execution-cursor.ts';
-import { executionChangeValues, executionQueryValues, newExecutionValues } from '../row-encoder.ts';
+import {
+  executionChangeValues,
+  executionQueryValues,
+  flowStateQueryValues,
+  newExecutionValues,
+} from '../row-encoder.ts';
 import {
   checkTransition,
   executionStates,
@@ -30,10 +35,12 @@ const insertExecution = namedQuery(
   'insert_execution',
   `WITH inserted AS (
      INSERT INTO executions (id, state, inputs, meta, webhooks, owner_token_id, owner_user_id, idempotency_key,
-       request_hash, usage, created_at, updated_at, lease_owner, lease_until, crew, crew_version, review_deadline, budget)
+       request_hash, usage, created_at, updated_at, lease_owner, lease_until, crew, crew_version, review_deadline, budget,
+       flow_state_id, restore_state_from)
      SELECT :id, :state, :inputs::json, :meta::json, :webhooks::json, :owner_token_id, :owner_user_id,
        :idempotency_key, :request_hash, :usage::json, :created_at::timestamptz, :created_at::timestamptz,
-       :lease_owner::text, :lease_until::timestamptz, :crew::text, :crew_version::integer, :review_deadline::json, :budget::json
+       :lease_owner::text, :lease_until::timestamptz, :crew::text, :crew_version::integer, :review_deadline::json, :budget::json,
+       :flow_state_id::text, :restore_state_from::text
      WHERE :queue_limit::bigint IS NULL OR (SELECT count(*) FROM executions
        WHERE owner_token_id = :owner_token_id AND state = 'PENDING' AND lease_owner IS NULL) < :queue_limit::bigint
      ON CONFLICT (owner_token_id, idempotency_key) DO NOTHING
@@ -62,6 +69,18 @@ const selectPage = namedQuery(
      AND (:cursor_id::text IS NULL OR (created_at, id) < (:cursor_created_at::timestamptz, :cursor_id::text))
    ORDER BY created_at DESC, id DESC
    LIMIT :limit::bigint`,
+);
+
+// Walks the flow state index from the newest execution down, skipping those whose run has not started.
+const selectLatestFlowState = namedQuery(
+  'select_latest_flow_state',
+  `SELECT * FROM executions
+   WHERE crew = :crew::text AND flow_state_id = :state_id::text
+     AND (:user_id::text IS NULL OR owner_user_id = :user_id::text)
+     AND (created_at, id) < (:before_created_at::timestamptz, :before_id::text)
+     AND json_array_length(flow_journal) > 0
+   ORDER BY created_at DESC, id DESC
+   LIMIT 1`,
 );
 
 const assignCrewless = namedQuery(
@@ -333,6 +352,11 @@ export function postgresExecutionStore(
         rows.map((row) => decode.execution(row)),
         request.limit,
       );
+    },
+
+    latestFlowState: async (request) => {
+      const [row] = await query(selectLatestFlowState, flowStateQueryValues(request));
+      return row === undefined ? null : decode.execution(row);
     },
 
     renewLeases: async (owner, executionIds, until) =>

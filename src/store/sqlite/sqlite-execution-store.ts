@@ -2,7 +2,12 @@ import type { Spend } from '../../domain/budget.ts';
 import { roundUsd } from '../../domain/usage.ts';
 import { eventDataJson } from '../../domain/event-data-json.ts';
 import { executionPage } from '../execution-cursor.ts';
-import { executionChangeValues, executionQueryValues, newExecutionValues } from '../row-encoder.ts';
+import {
+  executionChangeValues,
+  executionQueryValues,
+  flowStateQueryValues,
+  newExecutionValues,
+} from '../row-encoder.ts';
 import {
   checkTransition,
   executionStates,
@@ -29,9 +34,11 @@ const selectTokenSpend = `
 
 const insertExecution = `
   INSERT INTO executions (id, state, inputs, meta, webhooks, owner_token_id, owner_user_id, idempotency_key,
-    request_hash, usage, created_at, updated_at, lease_owner, lease_until, crew, crew_version, review_deadline, budget)
+    request_hash, usage, created_at, updated_at, lease_owner, lease_until, crew, crew_version, review_deadline, budget,
+    flow_state_id, restore_state_from)
   VALUES (:id, :state, :inputs, :meta, :webhooks, :owner_token_id, :owner_user_id, :idempotency_key,
-    :request_hash, :usage, :created_at, :created_at, :lease_owner, :lease_until, :crew, :crew_version, :review_deadline, :budget)
+    :request_hash, :usage, :created_at, :created_at, :lease_owner, :lease_until, :crew, :crew_version, :review_deadline, :budget,
+    :flow_state_id, :restore_state_from)
   ON CONFLICT (owner_token_id, idempotency_key) DO NOTHING
   RETURNING *`;
 
@@ -48,6 +55,16 @@ const selectPage = `
     AND (:cursor_id IS NULL OR (created_at, id) < (:cursor_created_at, :cursor_id))
   ORDER BY created_at DESC, id DESC
   LIMIT :limit`;
+
+// Walks the flow state index from the newest execution down, skipping those whose run has not started.
+const selectLatestFlowState = `
+  SELECT * FROM executions INDEXED BY executions_flow_state
+  WHERE crew = :crew AND flow_state_id = :state_id
+    AND (:user_id IS NULL OR owner_user_id = :user_id)
+    AND (created_at, id) < (:before_created_at, :before_id)
+    AND flow_journal <> '[]'
+  ORDER BY created_at DESC, id DESC
+  LIMIT 1`;
 
 const renewLeases = `
   UPDATE executions SET lease_until = :until
@@ -206,6 +223,12 @@ export function sqliteExecutionStore(
           rows.map((row) => decode.execution(row)),
           query.limit,
         );
+      }),
+
+    latestFlowState: (query) =>
+      settle(() => {
+        const row = statement(selectLatestFlowState).get(flowStateQueryValues(query));
+        return row === undefined ? null : decode.execution(row);
       }),
 
     renewLeases: (owner, executionIds, until) =>
