@@ -58,8 +58,8 @@ interface RunSoFar {
  * What the crew and agent runs of a flow did before its last process stopped, read back from the execution's event
  * log: for each run of a method call not yet completed, the tasks that ended and the completed steps of the task
  * attempt open then. Methods running side by side, and the runs of an `each`, each go on from their own last
- * completed step; so do those a review's pause stopped. Undefined when the execution is not running (or resumed
- * from a budget pause or a review).
+ * completed step; so do those a review's or a budget's pause stopped. Undefined when the execution is not running
+ * (or resumed from a budget pause or a review).
  */
 export async function readFlowCheckpoint(
   store: EventStore,
