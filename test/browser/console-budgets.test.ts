@@ -3,8 +3,8 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PriceTable } from '../../src/llm/price-table.ts';
 import type { RunningServer } from '../../src/main.ts';
-import { collectPageErrors, launchChromium } from '../support/browser.ts';
-import { apiClient, startCrewd, testToken } from '../support/crewd.ts';
+import { launchChromium, signInToConsole, type ConsolePage } from '../support/browser.ts';
+import { apiClient, startCrewd } from '../support/crewd.ts';
 import { startFakeOpenAI, type FakeOpenAIServer } from '../support/fake-openai-server.ts';
 import { userCrew } from '../support/user-crew.ts';
 
@@ -39,16 +39,8 @@ async function pausedOnBudget(): Promise<string> {
   return kickoff.body.kickoff_id as string;
 }
 
-async function signIn(): Promise<{ page: Page; errors: string[]; close: () => Promise<void> }> {
-  const context = await browser.newContext({ viewport: { width: 1180, height: 820 } });
-  const page = await context.newPage();
-  page.setDefaultTimeout(20_000);
-  const errors = collectPageErrors(page);
-  await page.goto(`${crewd.url}/console/`);
-  await page.getByLabel('Token').fill(testToken);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Executions' }).waitFor();
-  return { page, errors, close: () => context.close() };
+function signIn(): Promise<ConsolePage> {
+  return signInToConsole(browser, crewd.url);
 }
 
 const fact = (page: Page, name: string) => page.locator('dl.facts dt', { hasText: name }).locator('+ dd');

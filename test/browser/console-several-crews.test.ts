@@ -1,10 +1,10 @@
 import { join } from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/main.ts';
 import { createTokenService } from '../../src/service/token-service.ts';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
-import { collectPageErrors, launchChromium } from '../support/browser.ts';
+import { launchChromium, signInToConsole, type ConsolePage } from '../support/browser.ts';
 import { apiClient, crewsDir, startCrewd, tempDatabase, testToken } from '../support/crewd.ts';
 import { startFakeOpenAI, type FakeOpenAIServer } from '../support/fake-openai-server.ts';
 import { numberedAnswers } from '../support/model-requests.ts';
@@ -44,16 +44,8 @@ afterAll(async () => {
   await model?.close();
 });
 
-async function signIn(token: string): Promise<{ page: Page; errors: string[]; close: () => Promise<void> }> {
-  const context = await browser.newContext({ viewport: { width: 1180, height: 820 } });
-  const page = await context.newPage();
-  page.setDefaultTimeout(20_000);
-  const errors = collectPageErrors(page);
-  await page.goto(`${crewd.url}/console/`);
-  await page.getByLabel('Token').fill(token);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Executions' }).waitFor();
-  return { page, errors, close: () => context.close() };
+function signIn(token: string): Promise<ConsolePage> {
+  return signInToConsole(browser, crewd.url, token);
 }
 
 describe('the console of a server with several crews', () => {

@@ -6,7 +6,14 @@ import {
   type RecordedRequest,
 } from '../support/fake-openai-server.ts';
 import { numberedAnswers, requestsMentioning, userText } from '../support/model-requests.ts';
-import { apiClient, crewsDir, spawnCrewd, tempDatabase, type CrewdProcess } from '../support/crewd.ts';
+import {
+  apiClient,
+  crewsDir,
+  spawnCrewd,
+  tempDatabase,
+  type CrewdProcess,
+  killHard,
+} from '../support/crewd.ts';
 import { expectFinishedAfterLosingTheNote } from '../support/plain-crew.ts';
 import { until } from '../support/until.ts';
 
@@ -29,11 +36,6 @@ async function serve(crew: string, database: string): Promise<CrewdProcess> {
   return crewd;
 }
 
-async function kill(crewd: CrewdProcess): Promise<void> {
-  crewd.child.kill('SIGKILL');
-  await crewd.exited;
-}
-
 beforeAll(async () => {
   model = await startFakeOpenAI({
     respond: numberedAnswers((request) => slowTask !== null && userText(request).includes(slowTask)),
@@ -53,13 +55,13 @@ describe('crash recovery', () => {
     const kickoff = await apiClient(first.url).post('/kickoff', { inputs: { topic: 'comets' } });
     expect(kickoff.status).toBe(200);
     await until(() => requestsFor('Write the note about comets').length === 1);
-    await kill(first);
+    await killHard(first);
 
     slowTask = null;
     const second = await serve('plain-crew', database);
     const done = await apiClient(second.url).waitForState(kickoff.body.kickoff_id, ['SUCCESS', 'FAILED']);
     expectFinishedAfterLosingTheNote(model, done, 'comets');
-    await kill(second);
+    await killHard(second);
   });
 
   it('keeps a paused execution across a kill and resumes it after the restart', async () => {
@@ -70,7 +72,7 @@ describe('crash recovery', () => {
     });
     const id = kickoff.body.kickoff_id as string;
     await apiClient(first.url).waitForState(id, ['PAUSED']);
-    await kill(first);
+    await killHard(first);
 
     const second = await serve('review-crew', database);
     const api = apiClient(second.url);
@@ -88,6 +90,6 @@ describe('crash recovery', () => {
     expect(done.body.state).toBe('SUCCESS');
     expect(requestsFor('List three facts about sofas')).toHaveLength(1);
     expect(requestsFor('Draft a one-paragraph brief about sofas')).toHaveLength(1);
-    await kill(second);
+    await killHard(second);
   });
 });

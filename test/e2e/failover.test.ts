@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { livenessKeySql, livenessLockSpace } from '../../src/store/postgres/liveness.ts';
 import { startFakeOpenAI, type FakeOpenAIServer } from '../support/fake-openai-server.ts';
 import { requestsMentioning, userText } from '../support/model-requests.ts';
-import { apiClient, crewsDir, spawnCrewd, type CrewdProcess } from '../support/crewd.ts';
+import { apiClient, crewsDir, spawnCrewd, type CrewdProcess, killHard } from '../support/crewd.ts';
 import { HeldPrompts } from '../support/held-prompts.ts';
 import { expectFinishedAfterLosingTheNote } from '../support/plain-crew.ts';
 import { postgresAvailability, postgresRequired } from '../support/postgres.ts';
@@ -59,11 +59,6 @@ async function serve(url: string, env: Record<string, string> = {}): Promise<Cre
   });
   processes.push(crewd);
   return crewd;
-}
-
-async function kill(crewd: CrewdProcess): Promise<void> {
-  crewd.child.kill('SIGKILL');
-  await crewd.exited;
 }
 
 async function kickoff(crewd: CrewdProcess, topic: string): Promise<string> {
@@ -176,7 +171,7 @@ describe.skipIf(!availability.reachable)(`several processes on one PostgreSQL${s
     // Every execution has saved its outline and waits for its note.
     await until(() => [...ids.keys()].every((topic) => requestsFor(`Write the note about ${topic}`) === 1));
 
-    await kill(victim);
+    await killHard(victim);
     for (const topic of [...victimTopics, ...survivorTopics]) letGo(`Write the note about ${topic}`);
 
     for (const topic of victimTopics) {
@@ -198,7 +193,7 @@ describe.skipIf(!availability.reachable)(`several processes on one PostgreSQL${s
     for (const topic of topics) held.hold(`Write the note about ${topic}`);
     const ids = await Promise.all(topics.map((topic) => kickoff(first, topic)));
     await until(() => topics.every((topic) => requestsFor(`Write the note about ${topic}`) === 1));
-    await kill(first);
+    await killHard(first);
     for (const topic of topics) letGo(`Write the note about ${topic}`);
 
     const restarted = await serve(url, noScan);

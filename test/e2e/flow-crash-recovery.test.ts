@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeOpenAIServer, type FakeReply } from '../support/fake-openai-server.ts';
-import { apiClient, spawnCrewd, tempDatabase, type CrewdProcess } from '../support/crewd.ts';
+import { apiClient, spawnCrewd, tempDatabase, type CrewdProcess, killHard } from '../support/crewd.ts';
 import { createTestDatabase } from '../support/postgres-database.ts';
 import { until } from '../support/until.ts';
 import { userCrew } from '../support/user-crew.ts';
@@ -36,11 +36,6 @@ async function serve(dir: string, database: string): Promise<CrewdProcess> {
   return crewd;
 }
 
-async function kill(crewd: CrewdProcess): Promise<void> {
-  crewd.child.kill('SIGKILL');
-  await crewd.exited;
-}
-
 beforeAll(async () => {
   model = await startFakeOpenAI({ respond: answer });
 });
@@ -72,7 +67,7 @@ describe.each(databases)('a flow killed with SIGKILL on %s', (_name, createDatab
     const id = kickoff.body.kickoff_id as string;
     // Killed while the crew's second task waits for its model: the method and the first task completed.
     await until(() => callsFor('Note step') === before.note + 1);
-    await kill(first);
+    await killHard(first);
 
     holding = null;
     const second = await serve(dir, database);
@@ -85,7 +80,7 @@ describe.each(databases)('a flow killed with SIGKILL on %s', (_name, createDatab
     expect(callsFor('Outline step: outline')).toBe(before.outline + 1);
     // The call cut short by the kill is made again; nothing that completed is.
     expect(callsFor('Note step')).toBe(before.note + 2);
-    await kill(second);
+    await killHard(second);
     await created.drop();
   });
 });

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeOpenAI, type FakeOpenAIServer, type FakeReply } from '../support/fake-openai-server.ts';
-import { apiClient, spawnCrewd, tempDatabase, type CrewdProcess } from '../support/crewd.ts';
+import { apiClient, spawnCrewd, tempDatabase, type CrewdProcess, killHard } from '../support/crewd.ts';
 import { createTestDatabase } from '../support/postgres-database.ts';
 import { until } from '../support/until.ts';
 import { userCrew } from '../support/user-crew.ts';
@@ -47,11 +47,6 @@ async function serve(dir: string, database: string, env: Record<string, string> 
   return crewd;
 }
 
-async function kill(crewd: CrewdProcess): Promise<void> {
-  crewd.child.kill('SIGKILL');
-  await crewd.exited;
-}
-
 beforeAll(async () => {
   model = await startFakeOpenAI({ respond: answer });
 });
@@ -91,7 +86,7 @@ describe.each(databases)(
           callsFor('Left third step') === before['Left third step']! + 2 &&
           callsFor('Right third step') === before['Right third step']! + 1,
       );
-      await kill(first);
+      await killHard(first);
 
       holding = () => false;
       const second = await serve(dir, created.url, { VISIT_LOG: visits });
@@ -107,7 +102,7 @@ describe.each(databases)(
       expect(callsFor('Right third step')).toBe(before['Right third step']! + 2);
       // The tool call completed before the kill is not made again.
       expect(readFileSync(visits, 'utf8')).toBe(`${id} Lisbon\n`);
-      await kill(second);
+      await killHard(second);
       await created.drop();
     });
   },
@@ -133,7 +128,7 @@ describe('an each action killed with SIGKILL on SQLite', () => {
     expect(kickoff.status).toBe(200);
     const id = kickoff.body.kickoff_id as string;
     await until(() => count()['diary Oslo'] === before['diary Oslo']! + 1);
-    await kill(first);
+    await killHard(first);
 
     holding = () => false;
     const second = await serve(dir, url);
@@ -144,6 +139,6 @@ describe('an each action killed with SIGKILL on SQLite', () => {
     const after = count();
     for (const [call, made] of Object.entries(after))
       expect(made, call).toBe(before[call]! + (call === 'diary Oslo' ? 2 : 1));
-    await kill(second);
+    await killHard(second);
   });
 });

@@ -97,6 +97,12 @@ export interface CrewdProcess {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
+/** Kills the process with SIGKILL, as a crash or a power loss would, and resolves once it has ended. */
+export async function killHard(crewd: CrewdProcess): Promise<void> {
+  crewd.child.kill('SIGKILL');
+  await crewd.exited;
+}
+
 /** Starts `crewd serve` as a child process (for crash tests) and waits until it prints its URL. */
 export async function spawnCrewd(options: CrewdOptions & { modelUrl: string }): Promise<CrewdProcess> {
   const database = options.database ?? tempDatabase();
