@@ -18,9 +18,14 @@ const settleMs = 150;
  *
  * Each folder gets a watcher of its own, set up before this returns: Node 20's recursive watching on Linux sets up
  * its watchers in the background, so a file saved just after the server said it was watching could go unnoticed.
- * A folder created later is watched from the event that shows it.
+ * A folder created later is watched from the event that shows it. A folder that cannot be watched (other than one
+ * already gone) is told to `onUnwatchable`: its changes will go unnoticed.
  */
-export function watchCrew(dir: string, onChange: (file: string) => void): CrewWatcher {
+export function watchCrew(
+  dir: string,
+  onChange: (file: string) => void,
+  onUnwatchable: (folder: string, error: Error) => void = () => {},
+): CrewWatcher {
   const given = path.resolve(dir);
   const root = isDirectory(given) ? given : path.dirname(given);
   const watchers = new Map<string, FSWatcher>();
@@ -43,12 +48,15 @@ export function watchCrew(dir: string, onChange: (file: string) => void): CrewWa
         if (isDirectory(full)) watchFolder(full);
         changed(path.join(relative, name.toString()));
       });
-    } catch {
-      return; // Gone before it could be watched.
+    } catch (error) {
+      // Gone before it could be watched is no news; anything else (the system's limit on watches) is.
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') onUnwatchable(folder, error as Error);
+      return;
     }
-    watcher.on('error', () => {
+    watcher.on('error', (error) => {
       watcher.close();
       watchers.delete(folder);
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') onUnwatchable(folder, error);
     });
     watchers.set(folder, watcher);
     for (const entry of entriesOf(folder)) {

@@ -124,9 +124,17 @@ export function registerServeCommand(program: Command, context: CliContext): voi
       const watchers =
         flags.watch === true
           ? crews.map((crew) =>
-              watchCrew(crew.dir, (file) => {
-                reloading = reloading.then(() => reload(file));
-              }),
+              watchCrew(
+                crew.dir,
+                (file) => {
+                  reloading = reloading.then(() => reload(file));
+                },
+                (folder, error) => {
+                  context.stderr.write(
+                    `crewd: cannot watch ${folder} (${error.message}): a change there will not reload the crew\n`,
+                  );
+                },
+              ),
             )
           : [];
 
