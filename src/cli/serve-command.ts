@@ -87,7 +87,6 @@ export function registerServeCommand(program: Command, context: CliContext): voi
       // shuts it down cleanly once started, rather than ending the process by the signal.
       const stopping = stopSignal(context.stdout);
       let server: RunningServer | undefined = await start(config, env);
-      context.stdout.write(welcome(crews, server, devToken));
 
       let port = new URL(server.url).port;
       // A saved crew file becomes a new version, served to new kickoffs at once; executions in flight keep theirs.
@@ -137,6 +136,8 @@ export function registerServeCommand(program: Command, context: CliContext): voi
               ),
             )
           : [];
+      // Said once the crew is watched: a file saved as soon as the server says so is noticed.
+      context.stdout.write(welcome(crews, server, devToken));
 
       const signal = await stopping;
       context.stdout.write(`Received ${signal}, shutting down…\n`);
