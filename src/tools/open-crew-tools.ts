@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { CrewDefinition } from '../domain/crew.ts';
 import { builtinToolSource } from './builtin/index.ts';
 import { crewToolSources } from './crew-tool-sources.ts';
-import { createMcpToolSource } from './mcp/index.ts';
+import { lazyMcpToolSource } from './mcp/lazy-mcp-tool-source.ts';
 import { PythonToolSource } from './python/python-tool-source.ts';
 import { pythonToolTimeoutMs } from './python/python-tool-timeout.ts';
 import { openToolRegistry } from './tool-registry.ts';
@@ -40,7 +40,7 @@ export function openCrewTools(
         crewdState: options.crewdState,
         allowPrivateTargets: env.CREWD_TOOLS_ALLOW_PRIVATE === '1',
       }),
-      mcpServer: (name, config) => createMcpToolSource(name, config, { env, logger }),
+      mcpServer: (name, config) => lazyMcpToolSource(name, config, { env, logger }),
       // Only a crew whose crew.py names Python tools has the source (and a line on /health/ready).
       ...(crew.pythonTools === undefined
         ? {}

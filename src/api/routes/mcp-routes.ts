@@ -1,8 +1,8 @@
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
+import type { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { bearerToken, callerOf } from '../bearer-auth.ts';
 import type { Authenticate } from '../bearer-auth.ts';
 import { routeLabelOf } from '../served-crew-lookup.ts';
-import { createCrewMcpServer, createCrewMcpShared } from '../mcp/crew-mcp-server.ts';
+import type { createCrewMcpServer, CrewMcpShared } from '../mcp/crew-mcp-server.ts';
 import { toWebRequest, writeWebResponse } from '../mcp/web-response-writer.ts';
 import { defaultTokenRecheckMs, watchStreamToken } from '../stream-token-watch.ts';
 import type { RouteContext, ZodApp } from './route-context.ts';
@@ -18,6 +18,25 @@ const path = '/mcp';
 /** How long a tool call's response headers may wait for its first message (see `writeWebResponse`). */
 const headerDelayMs = 1000;
 
+/** The MCP SDK's server side, loaded by the first MCP request: a server most of whose clients never ask starts faster. */
+interface McpProtocol {
+  readonly createServer: typeof createCrewMcpServer;
+  readonly shared: CrewMcpShared;
+  readonly Transport: typeof WebStandardStreamableHTTPServerTransport;
+}
+
+async function loadMcpProtocol(): Promise<McpProtocol> {
+  const [server, transport] = await Promise.all([
+    import('../mcp/crew-mcp-server.ts'),
+    import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+  ]);
+  return {
+    createServer: server.createCrewMcpServer,
+    shared: server.createCrewMcpShared(),
+    Transport: transport.WebStandardStreamableHTTPServerTransport,
+  };
+}
+
 /**
  * `{base_url}/mcp`: the crew as an MCP server over Streamable HTTP (CONTRACT §3.7), behind the same bearer tokens
  * as every route. Paths are relative, so the module serves a crew at the root or under a prefix alike.
@@ -30,7 +49,7 @@ const headerDelayMs = 1000;
 export function registerMcpRoutes(app: ZodApp, context: McpRouteContext): void {
   const { serviceOf, clock, metrics, authenticate } = context;
   const tokenRecheckMs = context.tokenRecheckMs ?? defaultTokenRecheckMs;
-  const shared = createCrewMcpShared();
+  let protocol: Promise<McpProtocol> | undefined;
   // Ends waiting tool calls when the server closes, so shutdown does not wait out their bound.
   const closing = new AbortController();
   app.addHook('preClose', (done) => {
@@ -43,6 +62,7 @@ export function registerMcpRoutes(app: ZodApp, context: McpRouteContext): void {
     { schema: { summary: 'MCP server (Streamable HTTP)', hide: true } },
     async (request, reply) => {
       const caller = callerOf(request);
+      const { createServer, shared, Transport } = await (protocol ??= loadMcpProtocol());
       // A wait can outlast the token: once it is revoked, the call ends with the 401 body.
       const revoked = new AbortController();
       const token = watchStreamToken({
@@ -51,7 +71,7 @@ export function registerMcpRoutes(app: ZodApp, context: McpRouteContext): void {
         intervalMs: tokenRecheckMs,
         onRevoked: (error) => revoked.abort(error),
       });
-      const server = createCrewMcpServer({
+      const server = createServer({
         service: serviceOf(request),
         clock,
         caller,
@@ -59,7 +79,7 @@ export function registerMcpRoutes(app: ZodApp, context: McpRouteContext): void {
         onServerFault: (error) => request.log.error({ err: error }, 'MCP tool call failed'),
         shared,
       });
-      const transport = new WebStandardStreamableHTTPServerTransport({});
+      const transport = new Transport({});
       const route = routeLabelOf(request);
       reply.hijack();
       reply.raw.on('close', () => {
