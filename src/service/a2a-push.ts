@@ -1,11 +1,23 @@
-import type { StreamResponse } from '@a2a-js/sdk';
-import { V03PushNotificationSerializer } from '@a2a-js/sdk/compat/v0_3/server';
-import { V1PushNotificationSerializer } from '@a2a-js/sdk/server';
+import type { StreamResponse, Task } from '@a2a-js/sdk';
 import type { A2aPushTarget, Execution } from '../domain/execution.ts';
 import type { ExecutionChange, NewOutboxMessage } from '../store/store.ts';
+import { a2aLegacyServerSdk, a2aServerSdk } from './a2a-sdk.ts';
 import { a2aTaskOf } from './a2a-task.ts';
 
-const serializers = { '0.3': new V03PushNotificationSerializer(), '1.0': new V1PushNotificationSerializer() };
+interface PushSerializer {
+  serialize(response: StreamResponse, task: Task): { body: string };
+}
+
+let serializers: Record<A2aPushTarget['protocol'], PushSerializer> | undefined;
+
+/** Made with the first push: most servers never send one. */
+function serializerFor(protocol: A2aPushTarget['protocol']): PushSerializer {
+  serializers ??= {
+    '0.3': new (a2aLegacyServerSdk().V03PushNotificationSerializer)(),
+    '1.0': new (a2aServerSdk().V1PushNotificationSerializer)(),
+  };
+  return serializers[protocol];
+}
 
 /** The execution as it is once `change` is written: the fields its A2A task shows. */
 function afterChange(execution: Execution, change: ExecutionChange): Execution {
@@ -48,7 +60,7 @@ export function a2aPushMessages(
     id: `msg_${newId()}`,
     kind: 'a2a',
     url: target.url,
-    payload: JSON.parse(serializers[target.protocol].serialize(response, task).body) as Record<
+    payload: JSON.parse(serializerFor(target.protocol).serialize(response, task).body) as Record<
       string,
       unknown
     >,

@@ -1,30 +1,34 @@
-import { Role, TaskState } from '@a2a-js/sdk';
-import type { Artifact, Message, Part, Task } from '@a2a-js/sdk';
+import type { Artifact, Message, Part, Task, TaskState } from '@a2a-js/sdk';
 import type { Execution, ExecutionState } from '../domain/execution.ts';
+import { a2aSdk } from './a2a-sdk.ts';
 
 /*
  * An execution seen as an A2A task (protocol 1.0 objects; the SDK translates them for 0.3 clients). The task id is
  * the kickoff id, so the task is the execution: listed, streamed and reviewed like any other.
  */
 
-const stateByExecutionState: Record<ExecutionState, TaskState> = {
-  PENDING: TaskState.TASK_STATE_SUBMITTED,
-  RUNNING: TaskState.TASK_STATE_WORKING,
-  PAUSED: TaskState.TASK_STATE_INPUT_REQUIRED,
-  SUCCESS: TaskState.TASK_STATE_COMPLETED,
-  FAILED: TaskState.TASK_STATE_FAILED,
-  REVOKED: TaskState.TASK_STATE_CANCELED,
-};
+let taskStates: Record<ExecutionState, TaskState> | undefined;
+
+function stateByExecutionState(): Record<ExecutionState, TaskState> {
+  const { TaskState } = a2aSdk();
+  return (taskStates ??= {
+    PENDING: TaskState.TASK_STATE_SUBMITTED,
+    RUNNING: TaskState.TASK_STATE_WORKING,
+    PAUSED: TaskState.TASK_STATE_INPUT_REQUIRED,
+    SUCCESS: TaskState.TASK_STATE_COMPLETED,
+    FAILED: TaskState.TASK_STATE_FAILED,
+    REVOKED: TaskState.TASK_STATE_CANCELED,
+  });
+}
 
 export function a2aStateOf(state: ExecutionState): TaskState {
-  return stateByExecutionState[state];
+  return stateByExecutionState()[state];
 }
 
 /** The execution state a task state stands for; null for the task states no execution is ever in. */
 export function executionStateOf(state: TaskState): ExecutionState | null {
-  const found = (Object.keys(stateByExecutionState) as ExecutionState[]).find(
-    (each) => stateByExecutionState[each] === state,
-  );
+  const states = stateByExecutionState();
+  const found = (Object.keys(states) as ExecutionState[]).find((each) => states[each] === state);
   return found ?? null;
 }
 
@@ -51,7 +55,7 @@ export function agentMessage(messageId: string, taskId: string, parts: Part[]): 
     messageId,
     contextId: taskId,
     taskId,
-    role: Role.ROLE_AGENT,
+    role: a2aSdk().Role.ROLE_AGENT,
     parts,
     metadata: undefined,
     extensions: [],
