@@ -29,7 +29,7 @@ import { servedCrews } from './runtime/served-crews.ts';
 import { crewEnvironment, type CrewEnvironment } from './runtime/crew-environment.ts';
 import type { ServedVersions } from './runtime/crew-versions.ts';
 import { deployServedUnit } from './runtime/served-unit-versions.ts';
-import { openFlowRuntime, type FlowRuntime } from './flow/open-flow-runtime.ts';
+import type { FlowRuntime } from './flow/open-flow-runtime.ts';
 import type { ServedCrew } from './api/routes/served-crews-route.ts';
 import { EveryCrewAccess } from './service/every-crew-access.ts';
 import { ProcessLifecycle } from './runtime/process-lifecycle.ts';
@@ -192,8 +192,9 @@ async function wire(
       },
       check: true,
     });
-  const openFlow = (target: string, crewEnv: CrewEnvironment, servedDir: string): Promise<FlowRuntime> =>
-    openFlowRuntime({
+  // The flow compiler (CEL with it) loads only for a flow.
+  const openFlow = async (target: string, crewEnv: CrewEnvironment, servedDir: string): Promise<FlowRuntime> =>
+    (await import('./flow/open-flow-runtime.ts')).openFlowRuntime({
       target,
       env: crewEnv.env,
       warn: options.warn,

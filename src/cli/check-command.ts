@@ -9,8 +9,7 @@ import { crewdStatePaths, workspaceRoot } from '../workspace/execution-workspace
 import type { CliContext } from './cli-context.ts';
 import { crewCredentials } from './crew-credentials.ts';
 import { migrationReport } from './migration-report.ts';
-import { isFlow } from '../flow/load-flow.ts';
-import { openFlowRuntime } from '../flow/open-flow-runtime.ts';
+import { isFlow } from '../flow/is-flow.ts';
 import { flowReport } from './flow-report.ts';
 
 /** `crewd check <crew-dir>`: the migration report, and a non-zero exit when crewd would not run the crew as written. */
@@ -25,6 +24,7 @@ export function registerCheckCommand(program: Command, context: CliContext): voi
         const warnings: string[] = [];
         const targetDir = (await stat(crewDir)).isDirectory() ? crewDir : path.dirname(crewDir);
         // Opening the flow checks what it needs: its Python, its agents' tools (a tool no source has is refused).
+        const { openFlowRuntime } = await import('../flow/open-flow-runtime.ts');
         const runtime = await openFlowRuntime({
           target: crewDir,
           env: await withProjectEnv(path.resolve(targetDir), context.env),

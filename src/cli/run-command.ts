@@ -31,7 +31,7 @@ export function registerRunCommand(program: Command, context: CliContext): void 
       "answers for reviews, one line each: a crew's y or n, then the feedback; a flow's feedback (reject: … rejects)",
     )
     .action(async (crewDir: string, options: RunOptions) => {
-      const { isFlow } = await import('../flow/load-flow.ts');
+      const { isFlow } = await import('../flow/is-flow.ts');
       if (options.crew === undefined && (await isFlow(crewDir))) {
         const { runFlowInTerminal } = await import('./run-flow-in-terminal.ts');
         await runFlowInTerminal(crewDir, options, context);

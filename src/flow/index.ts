@@ -1,5 +1,6 @@
 /** crewAI's declarative flows: what the CLI, the service and the API use from this folder. */
-export { loadFlow, isFlow, flowFromText } from './load-flow.ts';
+export { loadFlow, flowFromText } from './load-flow.ts';
+export { isFlow } from './is-flow.ts';
 export { openFlowRuntime } from './open-flow-runtime.ts';
 export type { FlowRuntime, OpenFlowRuntimeOptions } from './open-flow-runtime.ts';
 export type { BuildFlowOptions } from './build-flow.ts';

@@ -20,22 +20,6 @@ export async function loadFlow(target: string, options: BuildFlowOptions): Promi
   return buildFlow(await readFlowSource(file), options);
 }
 
-/** Whether `target` holds a flow (a `schema: crewai.flow/v1` document) rather than a crew. */
-export async function isFlow(target: string): Promise<boolean> {
-  try {
-    const file = await findFlowFile(target);
-    if (file === undefined) return false;
-    const source = await readFlowSource(file);
-    return (
-      source.data.schema === 'crewai.flow/v1' ||
-      (typeof source.data.methods === 'object' && source.data.methods !== null)
-    );
-  } catch (error) {
-    // A file named as a flow that cannot be read is still a flow: the caller reports it when it loads it.
-    return error instanceof FlowDefinitionError;
-  }
-}
-
 /** Loads a flow from text (YAML or JSON); `from_declaration` paths are then relative to `sourceDir`. */
 export function flowFromText(
   text: string,

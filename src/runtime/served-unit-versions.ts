@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { ServedCrewConfig } from '../config.ts';
-import { isFlow } from '../flow/load-flow.ts';
+import { isFlow } from '../flow/is-flow.ts';
 import { flowOutline } from '../service/flow-outline.ts';
 import { Notifications } from '../service/notifications.ts';
 import type { RunnableUnit } from '../service/runnable-unit.ts';

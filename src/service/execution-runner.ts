@@ -11,7 +11,6 @@ import type { ExecutionNotice } from '../store/coordination-feed.ts';
 import { isStoreUnavailable, type StoreUnavailableError } from '../store/store-unavailable.ts';
 import { ExecutionTrace } from '../observability/execution-trace.ts';
 import type { Tracing } from '../observability/tracing.ts';
-import { runFlowLeg } from './flow-leg.ts';
 import { readFlowCheckpoint, resumedFromReview, type FlowCheckpoint } from './read-flow-checkpoint.ts';
 import { readRestoredState } from './read-restored-state.ts';
 import { readStepJournal, resumedFromBudgetPause } from './read-step-journal.ts';
@@ -208,6 +207,8 @@ export class ExecutionRunner {
       signal,
       onUnavailable: (error: StoreUnavailableError) => observer.onStoreUnavailable?.(error),
     });
+    // Flows' engine (CEL with it) loads with the first flow execution, not with every server.
+    const { runFlowLeg } = await import('./flow-leg.ts');
     const outcome = await runFlowLeg({
       leg,
       unit: runnable,

@@ -2,7 +2,8 @@ import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isFlow, loadFlow } from '../../src/flow/load-flow.ts';
+import { isFlow } from '../../src/flow/is-flow.ts';
+import { loadFlow } from '../../src/flow/load-flow.ts';
 import { flow } from './flow-harness.ts';
 
 const minimal = 'name: Minimal\nmethods:\n  begin: {start: true, do: {call: expression, expr: "1"}}\n';
