@@ -1,5 +1,19 @@
-import { calcPrice } from '@pydantic/genai-prices';
+import type * as GenaiPrices from '@pydantic/genai-prices';
+import { createRequire } from 'node:module';
 import type { PriceTable } from './price-table.ts';
+
+type CalcPrice = typeof GenaiPrices.calcPrice;
+
+let loaded: CalcPrice | undefined;
+
+/**
+ * The table, read on the first price asked for rather than at start: it is large, and a server that never prices
+ * a call (or has not yet) starts faster without it. Its CommonJS build loads in the same turn.
+ */
+function calcPrice(...args: Parameters<CalcPrice>): ReturnType<CalcPrice> {
+  loaded ??= (createRequire(import.meta.url)('@pydantic/genai-prices') as { calcPrice: CalcPrice }).calcPrice;
+  return loaded(...args);
+}
 
 /** crewd's provider names where the price table names the provider otherwise. */
 const providerIds: Readonly<Record<string, string>> = {
@@ -49,7 +63,8 @@ function priceOf(model: string): ((input: number, output: number) => number) | n
   // is the same per token at any size is priced from its rates; one with tiers (a higher price past so many
   // tokens) is looked up each time.
   const large = calculate(tieredTokens, tieredTokens);
-  if (large !== undefined && Math.abs(large - linear(tieredTokens, tieredTokens)) <= large * 1e-9) return linear;
+  if (large !== undefined && Math.abs(large - linear(tieredTokens, tieredTokens)) <= large * 1e-9)
+    return linear;
   return (input, output) => calculate(input, output) ?? 0;
 }
 

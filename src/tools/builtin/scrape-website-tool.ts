@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { defaultFetchMaxBytes, defaultFetchTimeoutMs } from './builtin-tool-options.ts';
 import { defineBuiltinTool } from './define-builtin-tool.ts';
-import { foldWhitespace, pageText } from './page-text.ts';
 import { ToolFailure } from './tool-failure.ts';
 import { fetchWeb } from './web-fetch.ts';
 
@@ -51,6 +50,8 @@ export const scrapeWebsiteTool = defineBuiltinTool({
       throw new ToolFailure(`${args.website_url} is not a web page or text (its content type is ${media}).`);
     }
     const raw = decodeBody(answer.body, answer.contentType);
+    // The HTML parser loads with the first page read, not with every server.
+    const { foldWhitespace, pageText } = await import('./page-text.ts');
     const text = isHtml ? pageText(raw) : foldWhitespace(raw);
     const cut = answer.truncated ? `\n\n[The page was cut after its first ${answer.body.length} bytes.]` : '';
     return `The following text is scraped website content:\n\n${text}${cut}`;
