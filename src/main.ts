@@ -300,8 +300,8 @@ async function wire(
     // Under a limit per token, a run's end may let its token's next execution start though no slot was wanted.
     run:
       config.tokenConcurrency === undefined
-        ? (id) => runner.run(id)
-        : (id) => runner.run(id).finally(() => claims.wake()),
+        ? (id, committed) => runner.run(id, committed)
+        : (id, committed) => runner.run(id, committed).finally(() => claims.wake()),
     onError: (id, error) => logger.error({ err: error, executionId: id }, 'execution run failed'),
     onRoom: () => claims.wake(),
   });

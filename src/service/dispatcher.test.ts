@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { Execution } from '../domain/execution.ts';
 import { createLocalDispatcher } from './dispatcher.ts';
 
 /** Runs that end when the test says so. */
@@ -86,5 +87,33 @@ describe('local dispatcher', () => {
     expect(told).toBe(0);
     slot.release();
     expect(told).toBe(1);
+  });
+
+  it('hands each run the committed copy its submit came with, also after waiting in the queue', async () => {
+    const handed = new Map<string, Execution | undefined>();
+    const ends: (() => void)[] = [];
+    const dispatcher = createLocalDispatcher({
+      concurrency: 1,
+      run: (id, committed) => {
+        handed.set(id, committed);
+        return new Promise<void>((done) => ends.push(done));
+      },
+      onError: () => {},
+    });
+    const first = { id: 'a', revision: 0 } as Execution;
+    const second = { id: 'b', revision: 2 } as Execution;
+    dispatcher.reserve(1).submit('a', first);
+    dispatcher.submit('b', second);
+    dispatcher.submit('c');
+    expect([...handed]).toEqual([['a', first]]);
+    ends.shift()!();
+    await new Promise<void>((done) => setImmediate(done));
+    ends.shift()!();
+    await new Promise<void>((done) => setImmediate(done));
+    expect([...handed]).toEqual([
+      ['a', first],
+      ['b', second],
+      ['c', undefined],
+    ]);
   });
 });

@@ -1,10 +1,15 @@
+import type { Execution } from '../domain/execution.ts';
+
 /**
  * Decides when a queued execution runs. The in-process one here runs at most `concurrency` at once; a job engine
  * shared by several processes can take its place behind the same interface.
  */
 export interface Dispatcher {
-  /** Queues an execution; running it twice at once is prevented by the dispatcher. */
-  submit(executionId: string): void;
+  /**
+   * Queues an execution; running it twice at once is prevented by the dispatcher. `committed` is the execution as
+   * the caller just committed it, handed to the run so it need not read it back.
+   */
+  submit(executionId: string, committed?: Execution): void;
   /**
    * Holds up to `most` free slots for executions about to be queued (leased or claimed first, which takes a round
    * trip to the store): until they are submitted or released, `room()` and other reservations do not count them
@@ -27,12 +32,13 @@ export interface Reservation {
   /** Slots held and not used yet. */
   readonly size: number;
   /** Queues an execution in one of the held slots; one already queued or running here just frees the slot. */
-  submit(executionId: string): void;
+  submit(executionId: string, committed?: Execution): void;
   /** Frees the slots not used. */
   release(): void;
 }
 
-export type ExecutionHandler = (executionId: string) => Promise<void>;
+/** Runs an execution; `committed`, when given, is the execution as last committed, to start from without a read. */
+export type ExecutionHandler = (executionId: string, committed?: Execution) => Promise<void>;
 
 export function createLocalDispatcher(options: {
   concurrency: number;
@@ -42,7 +48,8 @@ export function createLocalDispatcher(options: {
   onRoom?: () => void;
 }): Dispatcher {
   const queue: string[] = [];
-  const queued = new Set<string>();
+  /** The queued executions that came with their committed copy. */
+  const queued = new Map<string, Execution | undefined>();
   const running = new Map<string, Promise<void>>();
   let reserved = 0;
   let draining = false;
@@ -63,9 +70,10 @@ export function createLocalDispatcher(options: {
   function pump(): void {
     while (!draining && running.size < options.concurrency && queue.length > 0) {
       const executionId = queue.shift() as string;
+      const committed = queued.get(executionId);
       queued.delete(executionId);
       const job = options
-        .run(executionId)
+        .run(executionId, committed)
         .catch((error: unknown) => options.onError(executionId, error))
         .finally(() => {
           running.delete(executionId);
@@ -76,9 +84,9 @@ export function createLocalDispatcher(options: {
     }
   }
 
-  function submit(executionId: string): void {
+  function submit(executionId: string, committed?: Execution): void {
     if (draining || queued.has(executionId) || running.has(executionId)) return;
-    queued.add(executionId);
+    queued.set(executionId, committed);
     queue.push(executionId);
     pump();
   }
@@ -98,12 +106,12 @@ export function createLocalDispatcher(options: {
         get size() {
           return held;
         },
-        submit(executionId) {
+        submit(executionId, committed) {
           if (held > 0) {
             held -= 1;
             reserved -= 1;
           }
-          submit(executionId);
+          submit(executionId, committed);
         },
         release() {
           reserved -= held;

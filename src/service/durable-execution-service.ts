@@ -205,7 +205,7 @@ export class DurableExecutionService implements ExecutionService {
           'This Idempotency-Key was already used with a different request body',
         );
       }
-      if (result.created && lease !== undefined) slot.submit(result.execution.id);
+      if (result.created && lease !== undefined) slot.submit(result.execution.id, result.execution);
       if (result.created && lease === undefined) this.deps.wakeClaims?.();
       return { kickoffId: result.execution.id };
     } finally {
@@ -410,7 +410,7 @@ export class DurableExecutionService implements ExecutionService {
         ...(lease === undefined ? {} : { lease }),
       });
       if (applied === null) return null;
-      if (lease !== undefined) slot.submit(execution.id);
+      if (lease !== undefined) slot.submit(execution.id, applied);
       else this.deps.wakeClaims?.();
     } finally {
       slot.release();
@@ -466,7 +466,7 @@ export class DurableExecutionService implements ExecutionService {
         ...(lease === undefined ? {} : { lease }),
       });
       if (applied === null) return null;
-      if (lease !== undefined) slot.submit(execution.id);
+      if (lease !== undefined) slot.submit(execution.id, applied);
       else this.deps.wakeClaims?.();
     } finally {
       slot.release();

@@ -103,14 +103,18 @@ export class ExecutionRunner {
     return this.deps.store.releaseLeases(this.deps.lease.owner);
   }
 
-  async run(executionId: string): Promise<void> {
+  /**
+   * Runs the execution to its pause or its end. `committed`, the execution as its kickoff or resume just committed
+   * it, spares reading it back; the leg's first write is guarded by its state and lease all the same.
+   */
+  async run(executionId: string, committed?: Execution): Promise<void> {
     if (this.#shuttingDown) return;
     const controller = new AbortController();
     const run: Run = { controller };
     this.#runs.set(executionId, run);
     this.#renewal ??= setInterval(() => this.#renewLeases(), this.deps.lease.durationMs / 3).unref();
     try {
-      const start = await this.#leg(executionId, controller.signal);
+      const start = await this.#leg(executionId, controller.signal, committed);
       if (start === null) return;
       const { leg, journal, runnable, flowCheckpoint } = start;
       run.leg = leg;
@@ -254,6 +258,7 @@ export class ExecutionRunner {
   async #leg(
     executionId: string,
     signal: AbortSignal,
+    committed: Execution | undefined,
   ): Promise<{
     leg: ExecutionLeg;
     journal?: StepJournal;
@@ -265,7 +270,8 @@ export class ExecutionRunner {
       signal,
       onUnavailable: (error: StoreUnavailableError) => observer.onStoreUnavailable?.(error),
     };
-    const execution = await retryWhileUnavailable(() => store.getExecution(executionId), whileDown);
+    const execution =
+      committed ?? (await retryWhileUnavailable(() => store.getExecution(executionId), whileDown));
     if (execution === null) return null;
     if (execution.state !== 'PENDING' && execution.state !== 'RUNNING') return null;
     // A crew this process does not serve is left for a process that does, once the lease runs out.
