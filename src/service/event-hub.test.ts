@@ -1,4 +1,5 @@
 import { anyLogEntry } from '../../test/store/store-fixtures.ts';
+import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import type { Execution } from '../domain/execution.ts';
 import type { ExecutionChange } from '../store/store.ts';
@@ -122,5 +123,27 @@ describe('EventHub', () => {
     expect(hub.heldEvents('resynced', 0)).toHaveLength(1);
     hub.nudge();
     expect(hub.heldEvents('resynced', 0)).toBeNull();
+  });
+
+  it('wakes a reader waiting on a signal it waited on before when that aborts, and lets go of it when closed', async () => {
+    const hub = new EventHub();
+    const subscription = hub.subscribe('a');
+    const controller = new AbortController();
+    hub.publish(...committed('a', 1, 1));
+    expect(await subscription.next(60_000, controller.signal)).toHaveLength(1);
+    const first = subscription.next(60_000, controller.signal);
+    hub.publish(...committed('a', 2, 1));
+    expect(await first).toHaveLength(1);
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(1);
+
+    const waiting = subscription.next(60_000, controller.signal);
+    controller.abort();
+    expect(await waiting).toBeNull();
+
+    const other = new AbortController();
+    const closing = hub.subscribe('a');
+    expect(await closing.next(1, other.signal)).toBeNull();
+    closing.close();
+    expect(getEventListeners(other.signal, 'abort')).toHaveLength(0);
   });
 });

@@ -152,8 +152,18 @@ export class EventSubscription {
   /** Set when events were dropped or written elsewhere: only the store knows them. */
   #mustRead = false;
   #wake: (() => void) | undefined;
+  /** The signal that wakes a waiting reader, listened to once for all the waits of this subscription. */
+  #signal: AbortSignal | undefined;
+  readonly #onAbort = (): void => this.#wake?.();
+  readonly close: () => void;
 
-  constructor(readonly close: () => void) {}
+  constructor(close: () => void) {
+    this.close = () => {
+      this.#signal?.removeEventListener('abort', this.#onAbort);
+      this.#signal = undefined;
+      close();
+    };
+  }
 
   push(events: readonly StoredExecutionEvent[]): void {
     if (this.#mustRead || this.#queue.length + events.length > subscriptionCapacity) {
@@ -178,15 +188,19 @@ export class EventSubscription {
   next(timeoutMs: number, signal: AbortSignal): Promise<StoredExecutionEvent[] | null> {
     if (this.#queue.length > 0 || this.#mustRead) return Promise.resolve(this.#take());
     if (signal.aborted) return Promise.resolve(null);
+    if (this.#signal !== signal) {
+      // A stream waits many times on one signal: adding and removing a listener each time cost more than the wait.
+      this.#signal?.removeEventListener('abort', this.#onAbort);
+      signal.addEventListener('abort', this.#onAbort, { once: true });
+      this.#signal = signal;
+    }
     return new Promise((resolve) => {
       const done = (): void => {
         clearTimeout(timer);
-        signal.removeEventListener('abort', done);
         this.#wake = undefined;
         resolve(this.#take());
       };
       const timer = setTimeout(done, timeoutMs);
-      signal.addEventListener('abort', done, { once: true });
       this.#wake = done;
     });
   }
