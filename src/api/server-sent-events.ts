@@ -33,14 +33,24 @@ export function resumePoint(header: string | string[] | undefined, query: string
 export interface EventStreamOptions {
   readonly heartbeatMs: number;
   readonly signal: AbortSignal;
-  /** Runs before each event is written; what it throws ends the stream (a revoked token). */
-  readonly beforeEvent?: () => Promise<void>;
+  /** Runs before each batch of events is written; what it throws ends the stream (a revoked token). */
+  readonly beforeBatch?: () => Promise<void>;
+  /**
+   * Written with the first events, or after `openingWaitMs` when none come sooner: the headers, this and the first
+   * events then leave in one write, as a stream opened right after its kickoff sees them.
+   */
+  readonly opening?: string;
+  readonly openingWaitMs?: number;
 }
+
+/** Text a batch gathers before it is written at once, so a long log read from the store stays bounded. */
+const batchChars = 64 * 1024;
 
 /**
  * Writes events to an open response until they end or the signal aborts, with a comment line every heartbeat so
  * proxies keep an idle stream open. Waits for the socket to drain, so a slow client cannot grow memory. Events
- * that arrive together (one change writes several) leave in one write to the socket.
+ * that arrive together (one change writes several) leave as one chunk in one write to the socket: each write
+ * of a chunked response costs its framing and its share of the socket's work.
  */
 export async function pipeEvents(
   response: ServerResponse,
@@ -48,23 +58,49 @@ export async function pipeEvents(
   options: EventStreamOptions,
 ): Promise<void> {
   const heartbeat = setInterval(() => response.write(formatComment('heartbeat')), options.heartbeatMs);
+  let batch = options.opening ?? '';
+  let full = false;
+  let gathering = false;
+  const flush = (): void => {
+    if (batch === '' || response.destroyed) return;
+    full = !response.write(batch);
+    batch = '';
+  };
+  // Written once the events that arrive with the first one are in the batch too: after this turn of the event
+  // loop, whichever callback or promise the first came from.
+  const gather = (): void => {
+    gathering = true;
+    response.cork();
+    setImmediate(() => {
+      gathering = false;
+      flush();
+      response.uncork();
+    });
+  };
+  const opening =
+    batch === ''
+      ? undefined
+      : setTimeout(() => {
+          if (!gathering) flush();
+        }, options.openingWaitMs ?? 0);
   try {
-    let corked = false;
     for await (const event of events) {
       if (options.signal.aborted) break;
-      await options.beforeEvent?.();
-      if (options.signal.aborted) break;
-      if (!corked) {
-        corked = true;
-        response.cork();
-        process.nextTick(() => {
-          corked = false;
-          response.uncork();
-        });
+      if (!gathering) {
+        if (full) await once(response, 'drain', { signal: options.signal });
+        await options.beforeBatch?.();
+        if (options.signal.aborted) break;
+        gather();
       }
-      if (!response.write(formatEvent(event))) await once(response, 'drain', { signal: options.signal });
+      batch += formatEvent(event);
+      if (batch.length < batchChars) continue;
+      flush();
+      if (full) await once(response, 'drain', { signal: options.signal });
     }
   } finally {
     clearInterval(heartbeat);
+    clearTimeout(opening);
+    // Before whatever the caller writes next: an error event, or the end of the response.
+    flush();
   }
 }

@@ -205,7 +205,10 @@ export class DurableExecutionService implements ExecutionService {
           'This Idempotency-Key was already used with a different request body',
         );
       }
-      if (result.created && lease !== undefined) slot.submit(result.execution.id, result.execution);
+      if (result.created && lease !== undefined) {
+        this.deps.events.created(result.execution);
+        slot.submit(result.execution.id, result.execution);
+      }
       if (result.created && lease === undefined) this.deps.wakeClaims?.();
       return { kickoffId: result.execution.id };
     } finally {
@@ -231,7 +234,11 @@ export class DurableExecutionService implements ExecutionService {
   }
 
   async get(executionId: string, caller: Caller): Promise<Execution> {
-    const execution = await this.#read(executionId);
+    return this.#reachable(executionId, await this.#read(executionId), caller);
+  }
+
+  /** The execution when the caller may see it; any copy of it tells, since owner and crew never change. */
+  async #reachable(executionId: string, execution: Execution | null, caller: Caller): Promise<Execution> {
     if (execution === null || !visibleTo(execution, caller) || !this.#holds(execution, caller)) {
       throw new CrewdError('NOT_FOUND', `No execution with id ${executionId}`);
     }
@@ -515,7 +522,10 @@ export class DurableExecutionService implements ExecutionService {
     afterSequence: number,
     signal: AbortSignal,
   ): Promise<AsyncIterable<StoredExecutionEvent>> {
-    await this.get(executionId, caller);
+    // An execution running here is known without a read: the hub holds it while it holds its log.
+    const held = this.deps.events.heldExecution(executionId);
+    if (held === undefined) await this.get(executionId, caller);
+    else await this.#reachable(executionId, held, caller);
     return this.#follow(executionId, afterSequence, signal);
   }
 
@@ -528,9 +538,10 @@ export class DurableExecutionService implements ExecutionService {
     const subscription = this.deps.events.subscribe(executionId);
     try {
       let last = afterSequence;
-      if (await this.#endedBefore(executionId, last)) return;
-      // Events known to follow `last` without a gap; null means the store must be read.
-      let published: readonly StoredExecutionEvent[] | null = null;
+      // Events known to follow `last` without a gap; null means the store must be read. The hub holds the whole
+      // log of an execution running here, which has not ended.
+      let published: readonly StoredExecutionEvent[] | null = this.deps.events.heldEvents(executionId, last);
+      if (published === null && (await this.#endedBefore(executionId, last))) return;
       while (!signal.aborted) {
         const fromStore = published === null;
         const events = published ?? (await this.deps.store.listEvents(executionId, last, eventPageSize));

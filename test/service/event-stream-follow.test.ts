@@ -7,6 +7,7 @@ import type { Execution } from '../../src/domain/execution.ts';
 import { DurableExecutionService } from '../../src/service/durable-execution-service.ts';
 import { EventHub } from '../../src/service/event-hub.ts';
 import type { ExecutionRunner } from '../../src/service/execution-runner.ts';
+import type { Caller } from '../../src/service/execution-service.ts';
 import { Notifications } from '../../src/service/notifications.ts';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { ExecutionChange, StoredExecutionEvent, Store } from '../../src/store/store.ts';
@@ -26,6 +27,8 @@ describe('following an execution’s events', () => {
   let service: DurableExecutionService;
   /** How often the stream has listed the store's events so far. */
   let listings = 0;
+  /** How often the service has read an execution (or its revision) from the store so far. */
+  let executionReads = 0;
   /** Builds the service with streams that wait this long for a publication before reading the store anyway. */
   let serviceWith: (eventPollMs: number) => DurableExecutionService;
   const org = { tokenId: 'token-org', kind: 'org', userId: null } as const;
@@ -36,6 +39,7 @@ describe('following an execution’s events', () => {
     await store.migrate();
     hub = new EventHub();
     listings = 0;
+    executionReads = 0;
     serviceWith = (eventPollMs) =>
       new DurableExecutionService({
         crew: exampleCrew,
@@ -44,6 +48,14 @@ describe('following an execution’s events', () => {
           listEvents: (...args) => {
             listings += 1;
             return store.listEvents(...args);
+          },
+          getExecution: (...args) => {
+            executionReads += 1;
+            return store.getExecution(...args);
+          },
+          getExecutionRevision: (...args) => {
+            executionReads += 1;
+            return store.getExecutionRevision(...args);
           },
         },
         runner: { stop: () => {} } as unknown as ExecutionRunner,
@@ -73,6 +85,30 @@ describe('following an execution’s events', () => {
       now: t0,
     });
     return execution.id;
+  }
+
+  /** An execution created with this process's lease, as a kickoff here creates it: the hub holds its log. */
+  async function createdHere(owner: Caller = org): Promise<string> {
+    const { execution } = await store.createExecution(
+      newExecution({ owner: { tokenId: owner.tokenId, userId: owner.userId } }),
+    );
+    hub.created(execution);
+    return execution.id;
+  }
+
+  /** Commits a change and publishes it, as a leg running in this process does. */
+  async function commitHere(change: ExecutionChange): Promise<void> {
+    hub.publish((await store.applyChange(change)) as Execution, change);
+  }
+
+  function started(id: string): ExecutionChange {
+    return {
+      executionId: id,
+      fromStates: ['PENDING'],
+      state: 'RUNNING',
+      events: [anyLogEntry('execution-start', { state: 'RUNNING' })],
+      now: t0,
+    };
   }
 
   function steps(id: string, from: number, count: number): ExecutionChange {
@@ -164,5 +200,65 @@ describe('following an execution’s events', () => {
     hub.nudge();
 
     expect((await reading).map((event) => event.sequence)).toEqual([1, 2, 3]);
+  });
+
+  it('follows an execution running in this process from its first event without reading the store', async () => {
+    const id = await createdHere();
+    // Opened before the execution starts, as a client opens it right after its kickoff.
+    const reading = readAll(await service.openEventStream(id, org, 0, new AbortController().signal));
+    await commitHere(started(id));
+    await commitHere(steps(id, 2, 2));
+    await commitHere(ending(id));
+
+    expect((await reading).map((event) => [event.sequence, event.type])).toEqual([
+      [1, 'execution-start'],
+      [2, 'step'],
+      [3, 'step'],
+      [4, 'execution-end'],
+    ]);
+    expect({ listings, executionReads }).toEqual({ listings: 0, executionReads: 0 });
+  });
+
+  it('sends the events committed before a stream opened mid-run, after its resume point, from memory', async () => {
+    const id = await createdHere();
+    await commitHere(started(id));
+    await commitHere(steps(id, 2, 3));
+
+    const fromStart = readAll(await service.openEventStream(id, org, 0, new AbortController().signal));
+    const resumed = readAll(await service.openEventStream(id, org, 2, new AbortController().signal));
+    await commitHere(ending(id));
+
+    expect((await fromStart).map((event) => event.sequence)).toEqual([1, 2, 3, 4, 5]);
+    expect((await resumed).map((event) => event.sequence)).toEqual([3, 4, 5]);
+    expect((await resumed).map((event) => event.data)).toEqual([{ n: 3 }, { n: 4 }, { state: 'SUCCESS' }]);
+    expect({ listings, executionReads }).toEqual({ listings: 0, executionReads: 0 });
+  });
+
+  it('answers another user as if an execution running in this process did not exist', async () => {
+    const alice = { tokenId: 'token-alice', kind: 'user', userId: 'alice' } as const;
+    const bob = { tokenId: 'token-bob', kind: 'user', userId: 'bob' } as const;
+    const id = await createdHere(alice);
+    await commitHere(started(id));
+
+    await expect(service.openEventStream(id, bob, 0, new AbortController().signal)).rejects.toMatchObject({
+      code: 'NOT_FOUND',
+    });
+    const reading = readAll(await service.openEventStream(id, alice, 0, new AbortController().signal));
+    await commitHere(ending(id));
+    expect((await reading).map((event) => event.sequence)).toEqual([1, 2]);
+  });
+
+  it('reads the store for events another process wrote to an execution this one started', async () => {
+    const id = await createdHere();
+    await commitHere(started(id));
+    // Another process takes the execution over: its notice nudges this one.
+    await store.applyChange(steps(id, 2, 2));
+    hub.nudge(id);
+
+    const reading = readAll(await service.openEventStream(id, org, 0, new AbortController().signal));
+    await until(() => listings === 1);
+    await commitHere(ending(id));
+
+    expect((await reading).map((event) => event.sequence)).toEqual([1, 2, 3, 4]);
   });
 });
