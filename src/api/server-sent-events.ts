@@ -59,12 +59,16 @@ export async function pipeEvents(
 ): Promise<void> {
   const heartbeat = setInterval(() => response.write(formatComment('heartbeat')), options.heartbeatMs);
   let batch = options.opening ?? '';
-  let full = false;
   let gathering = false;
   const flush = (): void => {
     if (batch === '' || response.destroyed) return;
-    full = !response.write(batch);
+    response.write(batch);
     batch = '';
+  };
+  // Asked of the response each time, not remembered from a write: a batch written by a timer may have drained
+  // before the next event, and a drain already past never comes again.
+  const drained = async (): Promise<void> => {
+    if (response.writableNeedDrain) await once(response, 'drain', { signal: options.signal });
   };
   // Written once the events that arrive with the first one are in the batch too: after this turn of the event
   // loop, whichever callback or promise the first came from.
@@ -87,7 +91,7 @@ export async function pipeEvents(
     for await (const event of events) {
       if (options.signal.aborted) break;
       if (!gathering) {
-        if (full) await once(response, 'drain', { signal: options.signal });
+        await drained();
         await options.beforeBatch?.();
         if (options.signal.aborted) break;
         gather();
@@ -95,7 +99,7 @@ export async function pipeEvents(
       batch += formatEvent(event);
       if (batch.length < batchChars) continue;
       flush();
-      if (full) await once(response, 'drain', { signal: options.signal });
+      await drained();
     }
   } finally {
     clearInterval(heartbeat);
