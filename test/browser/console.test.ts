@@ -1,13 +1,13 @@
 import { mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/main.ts';
 import { createTokenService } from '../../src/service/token-service.ts';
 import { openSqliteStore } from '../../src/store/sqlite/sqlite-store.ts';
 import type { Store } from '../../src/store/store.ts';
-import { collectPageErrors, launchChromium } from '../support/browser.ts';
+import { collectPageErrors, launchChromium, signInToConsole, type ConsolePage } from '../support/browser.ts';
 import { apiClient, crewsDir, startCrewd, tempDatabase, testToken } from '../support/crewd.ts';
 import { userText } from '../support/model-requests.ts';
 import { startFakeOpenAI } from '../support/fake-openai-server.ts';
@@ -73,19 +73,8 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-async function openConsole(
-  token: string = testToken,
-  url: string = crewd.url,
-): Promise<{ context: BrowserContext; page: Page; errors: string[] }> {
-  const context = await browser.newContext({ viewport: { width: 1180, height: 820 } });
-  const page = await context.newPage();
-  page.setDefaultTimeout(20_000);
-  const errors = collectPageErrors(page);
-  await page.goto(`${url}/console/`);
-  await page.getByLabel('Token').fill(token);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Executions' }).waitFor();
-  return { context, page, errors };
+function openConsole(token: string = testToken, url: string = crewd.url): Promise<ConsolePage> {
+  return signInToConsole(browser, url, token);
 }
 
 async function pausedExecution(product: string, token: string = testToken): Promise<string> {
@@ -117,7 +106,7 @@ async function withOwnCrewd(
 ): Promise<void> {
   const model = await startFakeOpenAI({ respond: setup.respond });
   const own = await startCrewd({ crewDir, modelUrl: model.url, env: setup.env });
-  const { context, page, errors } = await openConsole(testToken, own.url);
+  const { close, page, errors } = await openConsole(testToken, own.url);
   const openExecution = async (inputs: Record<string, string>) => {
     const kickoff = await apiClient(own.url).post('/kickoff', { inputs });
     const id = kickoff.body.kickoff_id as string;
@@ -127,7 +116,7 @@ async function withOwnCrewd(
   try {
     await use({ model, url: own.url, page, errors, openExecution });
   } finally {
-    await context.close();
+    await close();
     await own.close();
     await model.close();
   }
@@ -156,7 +145,7 @@ describe('the web console in a browser', { timeout: 90_000 }, () => {
 
   it('kicks off from the form, shows tasks and steps as they happen, then takes a rejection and an approval', async () => {
     const release = hold('held-kettles');
-    const { context, page, errors } = await openConsole();
+    const { close, page, errors } = await openConsole();
     await page.getByRole('link', { name: 'Kick off' }).click();
     await page.getByLabel('product').fill('held-kettles');
     await page.getByLabel('audience').fill('cafes');
@@ -202,7 +191,7 @@ describe('the web console in a browser', { timeout: 90_000 }, () => {
     const draftRows = page.getByRole('listitem', { name: 'Task draft' }).locator('tbody tr');
     expect(await draftRows.count()).toBe(2);
     expect(errors).toEqual([]);
-    await context.close();
+    await close();
   });
 
   it('runs the offline example crew with a topic of its own: approved with feedback, it succeeds with a labelled stand-in', async () => {
@@ -353,7 +342,7 @@ describe('the web console in a browser', { timeout: 90_000 }, () => {
 
   it('lists executions newest first and filters them by state', async () => {
     const paused = await pausedExecution('lamps');
-    const { context, page } = await openConsole();
+    const { close, page } = await openConsole();
     const row = page.locator(`tr[data-id="${paused}"]`);
     await row.getByText('Waiting for review').waitFor();
     expect(await row.getByRole('cell', { name: 'draft' }).count()).toBe(1);
@@ -365,7 +354,7 @@ describe('the web console in a browser', { timeout: 90_000 }, () => {
     expect(await page.getByText('Waiting for review').count()).toBe(0);
     await page.getByLabel('State').selectOption('PAUSED');
     await row.waitFor();
-    await context.close();
+    await close();
   });
 
   it('approves from the review inbox; a second reviewer answering the same review is told another won', async () => {
@@ -397,13 +386,13 @@ describe('the web console in a browser', { timeout: 90_000 }, () => {
       'draft',
       'publish',
     ]);
-    await first.context.close();
-    await second.context.close();
+    await first.close();
+    await second.close();
   });
 
   it('updates the inbox when a review is answered elsewhere', async () => {
     const id = await pausedExecution('stools');
-    const { context, page } = await openConsole();
+    const { close, page } = await openConsole();
     await page.getByRole('link', { name: 'Review inbox' }).click();
     await page.getByRole('article', { name: 'Review of draft' }).filter({ hasText: 'stools' }).waitFor();
 
@@ -415,14 +404,14 @@ describe('the web console in a browser', { timeout: 90_000 }, () => {
     });
     expect(resumed.status).toBe(200);
     await page.getByText('draft, attempt 1: another reviewer answered this review.').waitFor();
-    await context.close();
+    await close();
   });
 
   it('cancels a running execution', async () => {
     hold('held-desks');
     const kickoff = await api().post('/kickoff', { inputs: { product: 'held-desks', audience: 'offices' } });
     const id = kickoff.body.kickoff_id as string;
-    const { context, page } = await openConsole();
+    const { close, page } = await openConsole();
     await page.goto(`${crewd.url}/console/#/executions/${id}`);
     await page.getByRole('cell', { name: 'Market analyst for held-desks' }).waitFor();
     await page.getByRole('button', { name: 'Cancel execution' }).click();
@@ -430,11 +419,11 @@ describe('the web console in a browser', { timeout: 90_000 }, () => {
     await page.locator('.bar .badge', { hasText: 'Cancelled' }).waitFor();
     expect(await page.getByRole('button', { name: 'Cancel execution' }).count()).toBe(0);
     expect((await api().get(`/status/${id}`)).body.state).toBe('REVOKED');
-    await context.close();
+    await close();
   });
 
   it('makes a schedule, pauses it and runs it now, showing the execution it started', async () => {
-    const { context, page, errors } = await openConsole();
+    const { close, page, errors } = await openConsole();
     await page.getByRole('link', { name: 'Schedules' }).click();
     await page.getByRole('heading', { name: 'Schedules' }).waitFor();
     await page.getByLabel('Name').fill('weekly chairs');
@@ -466,14 +455,14 @@ describe('the web console in a browser', { timeout: 90_000 }, () => {
     await page.getByRole('button', { name: 'Delete weekly chairs' }).click();
     await page.getByText('No schedules yet.').waitFor();
     expect(errors).toEqual([]);
-    await context.close();
+    await close();
   });
 
   it('says in plain words why an execution failed', async () => {
     const kickoff = await api().post('/kickoff', { inputs: { product: 'broken', audience: 'nobody' } });
     const id = kickoff.body.kickoff_id as string;
     await api().waitForState(id, ['FAILED']);
-    const { context, page } = await openConsole();
+    const { close, page } = await openConsole();
     await page.goto(`${crewd.url}/console/#/executions/${id}`);
 
     const problem = page.getByRole('alert').filter({ hasText: 'What went wrong' });
@@ -481,19 +470,19 @@ describe('the web console in a browser', { timeout: 90_000 }, () => {
     expect(await problem.textContent()).toContain('gather');
     expect(await page.getByText('provider secret detail').count()).toBe(0);
     expect(await page.locator('.bar .badge').textContent()).toBe('Failed');
-    await context.close();
+    await close();
   });
 
   it("shows a user only their own executions and not another user's page", async () => {
     const organizations = await pausedExecution('benches');
     const alices = await pausedExecution('shelves', aliceToken);
-    const { context, page } = await openConsole(aliceToken);
+    const { close, page } = await openConsole(aliceToken);
     await page.locator(`tr[data-id="${alices}"]`).waitFor();
     expect(await page.locator('tbody tr').count()).toBe(1);
 
     await page.goto(`${crewd.url}/console/#/executions/${organizations}`);
     await page.getByRole('heading', { name: 'Execution not found' }).waitFor();
     expect(await page.getByText('benches').count()).toBe(0);
-    await context.close();
+    await close();
   });
 });

@@ -5,8 +5,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { PriceTable } from '../../src/llm/price-table.ts';
 import type { RunningServer } from '../../src/main.ts';
 import { startFakeOpenAI, type FakeOpenAIServer, type FakeReply } from '../support/fake-openai-server.ts';
-import { apiClient, startCrewd, tempDatabase } from '../support/crewd.ts';
-import { createTestDatabase } from '../support/postgres-database.ts';
+import { bothStores } from '../support/both-stores.ts';
+import { apiClient, startCrewd } from '../support/crewd.ts';
 import { until } from '../support/until.ts';
 import { userCrew } from '../support/user-crew.ts';
 
@@ -19,7 +19,7 @@ const testPrices: PriceTable = { costUsd: (_model, tokens) => (tokens.input + to
 
 let model: FakeOpenAIServer;
 const servers: RunningServer[] = [];
-const dropped: (() => Promise<void>)[] = [];
+const stores = bothStores();
 
 /** While set, the left branch's last call (after its tool call) is held: the budget's pause stops it there. */
 let holdLeft = false;
@@ -68,7 +68,7 @@ afterEach(async () => {
   holdLeft = false;
   rightHeldUntil = undefined;
   for (const server of servers.splice(0)) await server.close();
-  for (const drop of dropped.splice(0)) await drop();
+  await stores.dropAll();
 });
 
 afterAll(async () => {
@@ -94,19 +94,7 @@ const visitsOf = (id: string): string[] =>
         .filter((line) => line.startsWith(`${id} `))
     : [];
 
-const databases: readonly [string, () => Promise<string>][] = [
-  ['SQLite', () => Promise.resolve(tempDatabase())],
-  [
-    'PostgreSQL',
-    async () => {
-      const created = await createTestDatabase();
-      dropped.push(created.drop);
-      return created.url;
-    },
-  ],
-];
-
-describe.each(databases)('a budget pause beside a running crew on %s', (_name, database) => {
+describe.each(stores.cases)('a budget pause beside a running crew on %s', (_name, database) => {
   it('once extended, lets both branches go on from their own last completed steps', async () => {
     const api = await serve(await database());
     const before = Object.fromEntries(

@@ -5,8 +5,8 @@ import type { RunningServer } from '../../src/main.ts';
 import { openStore } from '../../src/open-store.ts';
 import { createTokenService, type NewToken } from '../../src/service/token-service.ts';
 import { startFakeOpenAI, type FakeOpenAIServer, type FakeReply } from '../support/fake-openai-server.ts';
+import { bothStores } from '../support/both-stores.ts';
 import { apiClient, startCrewd, tempDatabase } from '../support/crewd.ts';
-import { createTestDatabase } from '../support/postgres-database.ts';
 import { startScriptedReceiver } from '../support/scripted-receiver.ts';
 import { userCrew } from '../support/user-crew.ts';
 
@@ -18,7 +18,7 @@ const testPrices: PriceTable = { costUsd: (_model, tokens) => (tokens.input + to
 
 let model: FakeOpenAIServer;
 const servers: RunningServer[] = [];
-const dropped: (() => Promise<void>)[] = [];
+const stores = bothStores();
 
 /** Each model call of the research flow names its step; the review flow's draft names its topic. */
 function answer(request: { body: { messages?: unknown } }): FakeReply {
@@ -48,7 +48,7 @@ beforeAll(async () => {
 
 afterEach(async () => {
   for (const server of servers.splice(0)) await server.close();
-  for (const drop of dropped.splice(0)) await drop();
+  await stores.dropAll();
 });
 
 afterAll(async () => {
@@ -74,19 +74,7 @@ async function kickedOff(api: ReturnType<typeof apiClient>, body: Record<string,
   return { id, settled };
 }
 
-const databases: readonly [string, () => Promise<string>][] = [
-  ['SQLite', () => Promise.resolve(tempDatabase())],
-  [
-    'PostgreSQL',
-    async () => {
-      const created = await createTestDatabase();
-      dropped.push(created.drop);
-      return created.url;
-    },
-  ],
-];
-
-describe.each(databases)('a served flow with a budget on %s', (_name, database) => {
+describe.each(stores.cases)('a served flow with a budget on %s', (_name, database) => {
   it('pauses before the call that could pass it, naming the method, and goes on from there once extended', async () => {
     const { api } = await serve('research-flow', await database());
     const before = stepCalls();

@@ -2,11 +2,10 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/main.ts';
-import { openStore } from '../../src/open-store.ts';
-import { createTokenService } from '../../src/service/token-service.ts';
 import { startFakeOpenAI, type FakeOpenAIServer } from '../support/fake-openai-server.ts';
 import { apiClient, startCrewd, tempDatabase, testToken } from '../support/crewd.ts';
 import { userCrew } from '../support/user-crew.ts';
+import { userTokens } from '../support/user-tokens.ts';
 
 const counterFlow = join(import.meta.dirname, 'flows', 'counter-flow');
 
@@ -27,15 +26,7 @@ let bobToken: string;
 beforeAll(async () => {
   model = await startFakeOpenAI();
   const database = tempDatabase();
-  const store = await openStore(database);
-  try {
-    await store.migrate();
-    const tokens = createTokenService({ store, clock: () => new Date() });
-    aliceToken = (await tokens.create({ kind: 'user', userId: 'alice' })).secret;
-    bobToken = (await tokens.create({ kind: 'user', userId: 'bob' })).secret;
-  } finally {
-    await store.close();
-  }
+  [aliceToken, bobToken] = (await userTokens(database, 'alice', 'bob')) as [string, string];
   const counter = userCrew(counterFlow);
   crewd = await startCrewd({
     crewDir: counter,

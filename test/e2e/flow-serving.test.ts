@@ -2,8 +2,6 @@ import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningServer } from '../../src/main.ts';
-import { openStore } from '../../src/open-store.ts';
-import { createTokenService } from '../../src/service/token-service.ts';
 import { executionLogEventSchema } from '../../src/domain/execution-log.ts';
 import {
   startFakeOpenAI,
@@ -16,6 +14,7 @@ import { readEvents } from '../support/sse.ts';
 import { hangAfterMs, until } from '../support/until.ts';
 import { apiClient, startCrewd, tempDatabase } from '../support/crewd.ts';
 import { userCrew } from '../support/user-crew.ts';
+import { userTokens } from '../support/user-tokens.ts';
 
 const flowsDir = join(import.meta.dirname, 'flows');
 
@@ -38,15 +37,7 @@ let bobToken: string;
 beforeAll(async () => {
   model = await startFakeOpenAI({ respond: answer });
   const database = tempDatabase();
-  const store = await openStore(database);
-  try {
-    await store.migrate();
-    const tokens = createTokenService({ store, clock: () => new Date() });
-    aliceToken = (await tokens.create({ kind: 'user', userId: 'alice' })).secret;
-    bobToken = (await tokens.create({ kind: 'user', userId: 'bob' })).secret;
-  } finally {
-    await store.close();
-  }
+  [aliceToken, bobToken] = (await userTokens(database, 'alice', 'bob')) as [string, string];
   crewd = await startCrewd({
     crewDir: userCrew(join(flowsDir, 'review-flow')),
     modelUrl: model.url,
