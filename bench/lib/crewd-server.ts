@@ -79,6 +79,9 @@ export function profileArgs(profileDir: string | undefined, name: string): strin
  */
 const crewdRoot = process.env.BENCH_CREWD_ROOT ?? repoRoot;
 
+/** Node options for every crewd server of a run (`BENCH_SERVER_NODE_ARGS`, split on spaces), to try V8 settings. */
+const serverNodeArgs = (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
+
 /** Starts `crewd serve` exactly as a user would (`node bin/crewd.js serve …`) and waits for its URL. */
 export async function startCrewdServer(options: CrewdServerOptions): Promise<CrewdServer> {
   const tempDir = options.database === undefined ? mkdtempSync(join(tmpdir(), 'crewd-bench-db-')) : undefined;
@@ -89,6 +92,7 @@ export async function startCrewdServer(options: CrewdServerOptions): Promise<Cre
     [
       ...(options.gcHook === true ? gcArgs : []),
       ...(options.nodeArgs ?? []),
+      ...serverNodeArgs,
       join(crewdRoot, 'bin/crewd.js'),
       'serve',
       options.crewDir,
