@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { Logger } from 'pino';
 import type { ModelResolver } from '../llm/chat-model.ts';
 import { createModelResolver } from '../llm/resolve-model.ts';
+import type { ModelAdapters } from '../llm/model-adapters.ts';
 import { openCrewTools } from '../tools/open-crew-tools.ts';
 import type { OpenCrewToolsOptions } from '../tools/open-crew-tools.ts';
 import { PythonFlowHost } from '../tools/python/python-flow-host.ts';
@@ -31,6 +32,8 @@ export interface OpenFlowRuntimeOptions {
   /** Records every model call to this replay file (`crewd run --record`). */
   readonly recordFile?: string | undefined;
   readonly logger?: Logger | undefined;
+  /** Where provider models make their calls: in this thread unless given (a server gives its model thread's). */
+  readonly modelAdapters?: ModelAdapters;
 }
 
 /** A flow opened for running: its definition and the models, tools and Python its methods use, open until `close`. */
@@ -109,6 +112,7 @@ export async function openFlowRuntime(options: OpenFlowRuntimeOptions): Promise<
     env,
     baseDir: definition.sourceDir ?? root,
     recordFile: options.recordFile,
+    ...(options.modelAdapters === undefined ? {} : { adapters: options.modelAdapters }),
   });
   const agents = [...flowAgents(definition), ...(await declaredCrewAgents(definition))];
   let tools: OpenToolRegistry;

@@ -1,17 +1,12 @@
 import type { ModelSpec } from '../domain/crew.ts';
 import { CrewdError } from '../domain/errors.ts';
-import type { AnthropicModelOptions } from './anthropic-model.ts';
-import type { AzureModelOptions } from './azure-model.ts';
-import type { BedrockCredentials, BedrockModelOptions } from './bedrock-model.ts';
+import type { BedrockCredentials } from './bedrock-model.ts';
 import type { ChatModel } from './chat-model.ts';
 import { compatibleProviders } from './compatible-providers.ts';
 import type { CompatibleProvider } from './compatible-providers.ts';
-import type { GeminiModelOptions } from './gemini-model.ts';
-import { lazyModel } from './lazy-model.ts';
 import { describeWays, keyVariables, providerCredentials } from './provider-credentials.ts';
 import type { ModelRoute } from './model-route.ts';
-import type { OpenAICompatibleModelOptions } from './openai-compatible-model.ts';
-import type { OpenAIModelOptions } from './openai-model.ts';
+import { inProcessAdapters, type ModelAdapters } from './model-adapters.ts';
 import { baseUrlSetting, setting, trimSlashes } from './provider-env.ts';
 import type { ModelEnv } from './provider-env.ts';
 import type { ProviderModelOptions } from './provider-model-options.ts';
@@ -24,13 +19,14 @@ export const defaultBedrockRegion = 'us-east-1';
 /**
  * The model of a real provider, with its key and base URL taken from the crew's `llm` first, then from crewAI's
  * environment variables, then the provider's default. A missing key is refused here, naming the variable; the
- * provider's adapter itself loads in the background (see `lazyModel`).
+ * provider's adapter is made by `adapters`: in this thread by default, loading in the background (see `lazyModel`).
  */
 export function createProviderModel(
   route: ModelRoute,
   spec: ModelSpec,
   env: ModelEnv,
   common: ProviderModelOptions,
+  adapters: ModelAdapters = inProcessAdapters,
 ): ChatModel {
   const id = common.modelId;
   const needs = (what: string): CrewdError => new CrewdError('CONFIG_INVALID', `model "${id}" needs ${what}`);
@@ -41,14 +37,14 @@ export function createProviderModel(
       if (apiKey === undefined && baseURL === undefined) {
         throw needs('OPENAI_API_KEY (or OPENAI_BASE_URL for a local OpenAI-compatible server)');
       }
-      return openAIModel({ ...common, apiKey, baseURL });
+      return adapters('openai', { ...common, apiKey, baseURL });
     }
     case 'anthropic': {
       const apiKey = spec.apiKey ?? setting(env, ...keyVariables('anthropic'));
       if (apiKey === undefined) throw needs(describeWays(providerCredentials.anthropic.ways));
       const base = spec.baseUrl ?? baseUrlSetting(env, 'ANTHROPIC_BASE_URL', 'ANTHROPIC_API_BASE');
       // Anthropic's own clients take the base URL without the version; the Messages path needs it.
-      return anthropicModel({
+      return adapters('anthropic', {
         ...common,
         apiKey,
         baseURL: base === undefined ? undefined : withV1(base),
@@ -58,7 +54,7 @@ export function createProviderModel(
       const apiKey = spec.apiKey ?? setting(env, ...keyVariables('gemini'));
       if (apiKey === undefined) throw needs(describeWays(providerCredentials.gemini.ways));
       const baseURL = spec.baseUrl ?? baseUrlSetting(env, 'GEMINI_API_BASE');
-      return geminiModel({ ...common, apiKey, baseURL });
+      return adapters('gemini', { ...common, apiKey, baseURL });
     }
     case 'azure': {
       const apiKey = spec.apiKey ?? setting(env, ...keyVariables('azure'));
@@ -68,17 +64,17 @@ export function createProviderModel(
         throw needs('AZURE_API_BASE (the resource endpoint, e.g. https://my-resource.openai.azure.com)');
       }
       const apiVersion = setting(env, 'AZURE_API_VERSION') ?? defaultAzureApiVersion;
-      return azureModel({ ...common, apiKey, endpoint, apiVersion });
+      return adapters('azure', { ...common, apiKey, endpoint, apiVersion });
     }
     case 'bedrock':
-      return bedrockModel({
+      return adapters('bedrock', {
         ...common,
         region: setting(env, 'AWS_REGION_NAME', 'AWS_DEFAULT_REGION', 'AWS_REGION') ?? defaultBedrockRegion,
         credentials: bedrockCredentials(env, needs),
         baseURL: spec.baseUrl,
       });
     case 'custom':
-      return compatibleServerModel({
+      return adapters('openai-compatible', {
         ...common,
         providerName: 'custom',
         // The router only sends a model here when the crew gave a base URL.
@@ -97,7 +93,7 @@ export function createProviderModel(
     case 'hosted_vllm': {
       const provider = compatibleProviders[route.provider];
       if (provider === undefined) throw new CrewdError('CONFIG_INVALID', `model "${id}" has no provider`);
-      return compatibleModel(route.provider, provider, spec, env, common, needs);
+      return compatibleModel(route.provider, provider, spec, env, common, needs, adapters);
     }
   }
 }
@@ -109,13 +105,14 @@ function compatibleModel(
   env: ModelEnv,
   common: ProviderModelOptions,
   needs: (what: string) => CrewdError,
+  adapters: ModelAdapters,
 ): ChatModel {
   const apiKey = spec.apiKey ?? setting(env, ...provider.keyVariables);
   if (apiKey === undefined && provider.keyRequired) throw needs(provider.keyVariables.join(' or '));
   let baseURL = spec.baseUrl ?? compatibleBaseUrl(env, provider.baseUrlVariables) ?? provider.defaultBaseUrl;
   // Ollama is configured by its root URL (crewAI's and Ollama's own convention); its OpenAI API is under /v1.
   if (name === 'ollama') baseURL = withV1(baseURL);
-  return compatibleServerModel({
+  return adapters('openai-compatible', {
     ...common,
     providerName: name,
     baseURL: trimSlashes(baseURL),
@@ -148,20 +145,3 @@ function withV1(base: string): string {
   const trimmed = trimSlashes(base);
   return /\/v1$/i.test(trimmed) ? trimmed : `${trimmed}/v1`;
 }
-
-const openAIModel = (options: OpenAIModelOptions): ChatModel =>
-  lazyModel(options.modelId, async () => (await import('./openai-model.ts')).createOpenAIModel(options));
-const anthropicModel = (options: AnthropicModelOptions): ChatModel =>
-  lazyModel(options.modelId, async () =>
-    (await import('./anthropic-model.ts')).createAnthropicModel(options),
-  );
-const geminiModel = (options: GeminiModelOptions): ChatModel =>
-  lazyModel(options.modelId, async () => (await import('./gemini-model.ts')).createGeminiModel(options));
-const azureModel = (options: AzureModelOptions): ChatModel =>
-  lazyModel(options.modelId, async () => (await import('./azure-model.ts')).createAzureModel(options));
-const bedrockModel = (options: BedrockModelOptions): ChatModel =>
-  lazyModel(options.modelId, async () => (await import('./bedrock-model.ts')).createBedrockModel(options));
-const compatibleServerModel = (options: OpenAICompatibleModelOptions): ChatModel =>
-  lazyModel(options.modelId, async () =>
-    (await import('./openai-compatible-model.ts')).createOpenAICompatibleModel(options),
-  );

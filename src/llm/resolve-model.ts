@@ -6,6 +6,7 @@ import type { CallSettings } from './ai-sdk-model.ts';
 import type { ChatModel, ModelResolver } from './chat-model.ts';
 import { createProviderModel } from './create-provider-model.ts';
 import { createModelFetch } from './model-fetch.ts';
+import type { ModelAdapters } from './model-adapters.ts';
 import { routeModel } from './model-route.ts';
 import { isHttpUrl, setting } from './provider-env.ts';
 import type { ModelEnv } from './provider-env.ts';
@@ -27,6 +28,8 @@ export interface ModelResolverOptions {
   readonly recordFile?: string;
   /** The HTTP client for model calls; by default `createModelFetch()`, shared by every model of this resolver. */
   readonly fetch?: typeof globalThis.fetch;
+  /** Where provider models make their calls: in this thread by default, or a model thread's. */
+  readonly adapters?: ModelAdapters;
 }
 
 export const defaultModelTimeoutMs = 120_000;
@@ -67,13 +70,19 @@ export function createModelResolver(options: ModelResolverOptions): ModelResolve
     }
     const settings = callSettings(spec);
     return real(
-      createProviderModel(route, spec, options.env, {
-        modelId: id,
-        model: route.model,
-        timeoutMs,
-        ...(settings === undefined ? {} : { settings }),
-        fetch: (modelFetch ??= options.fetch ?? createModelFetch()),
-      }),
+      createProviderModel(
+        route,
+        spec,
+        options.env,
+        {
+          modelId: id,
+          model: route.model,
+          timeoutMs,
+          ...(settings === undefined ? {} : { settings }),
+          fetch: (modelFetch ??= options.fetch ?? createModelFetch()),
+        },
+        options.adapters,
+      ),
     );
   }
 

@@ -4,6 +4,7 @@ import type { CrewDefinition } from '../domain/crew.ts';
 import { checkCrew } from '../engine/check-crew.ts';
 import type { ModelResolver } from '../llm/chat-model.ts';
 import { createModelResolver } from '../llm/resolve-model.ts';
+import type { ModelAdapters } from '../llm/model-adapters.ts';
 import { openCrewTools, type OpenCrewToolsOptions } from '../tools/open-crew-tools.ts';
 import type { OpenToolRegistry } from '../tools/tool-registry.ts';
 import type { ToolSourceStatus } from '../tools/tool-source.ts';
@@ -33,6 +34,8 @@ export interface CrewRuntimeOptions {
   readonly prepare?: (crew: CrewDefinition) => CrewDefinition;
   /** Records every model call to this replay file (`crewd run --record`). */
   readonly recordFile?: string;
+  /** Where provider models make their calls: in this thread unless given (a server gives its model thread's). */
+  readonly modelAdapters?: ModelAdapters;
   /** How the crew's tool sources open, beyond the crew directory and environment given above. */
   readonly tools: Omit<OpenCrewToolsOptions, 'crewDir' | 'env'>;
   /**
@@ -78,7 +81,12 @@ export async function openCrewRuntime(options: CrewRuntimeOptions): Promise<Crew
   refusePartialCrew(dropped, options.allowPartial);
   const crew = options.prepare?.(loaded) ?? loaded;
   // Models are only resolved here, never called: opening costs nothing and sends nothing.
-  const models = createModelResolver({ env, baseDir: crewDir, recordFile: options.recordFile });
+  const models = createModelResolver({
+    env,
+    baseDir: crewDir,
+    recordFile: options.recordFile,
+    ...(options.modelAdapters === undefined ? {} : { adapters: options.modelAdapters }),
+  });
   const tools = await openCrewTools(crew, { ...options.tools, crewDir, env });
   // Sources open without waiting past their first attempt: what is down now is down at start.
   const unavailable = tools.statuses().filter((status) => !status.up);
