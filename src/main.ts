@@ -33,6 +33,7 @@ import type { FlowRuntime } from './flow/open-flow-runtime.ts';
 import type { ServedCrew } from './api/routes/served-crews-route.ts';
 import { EveryCrewAccess } from './service/every-crew-access.ts';
 import { ProcessLifecycle } from './runtime/process-lifecycle.ts';
+import { startModelThread } from './llm/model-thread.ts';
 import { executionsPart, feedPart, listenerPart, webhookWorkerPart } from './runtime/server-parts.ts';
 import { newProcessId } from './store/process-identity.ts';
 import { scheduleRetention, type RetentionSchedule } from './service/retention.ts';
@@ -135,6 +136,12 @@ async function wire(
         .catch((error: unknown) => logger.warn({ err: error }, 'could not send the last traces'));
     },
   );
+  // Provider models make their calls on a thread of their own; closed after the executions that call them stop.
+  const modelThread = await lifecycle.open(
+    'the model thread',
+    () => Promise.resolve(startModelThread()),
+    (thread) => thread.close(),
+  );
   const outputFiles = WorkspaceFiles.underRoot(workspace);
   const schedule = parseRetrySchedule(config.webhookRetrySchedule);
   // This process's name on the leases it holds, its liveness lock and its notices.
@@ -190,10 +197,15 @@ async function wire(
         logger,
         ...(crewDir === servedDir ? {} : { servedDir }),
       },
+      modelAdapters: modelThread.adapters,
       check: true,
     });
   // The flow compiler (CEL with it) loads only for a flow.
-  const openFlow = async (target: string, crewEnv: CrewEnvironment, servedDir: string): Promise<FlowRuntime> =>
+  const openFlow = async (
+    target: string,
+    crewEnv: CrewEnvironment,
+    servedDir: string,
+  ): Promise<FlowRuntime> =>
     (await import('./flow/open-flow-runtime.ts')).openFlowRuntime({
       target,
       env: crewEnv.env,
@@ -204,6 +216,7 @@ async function wire(
         logger,
         ...(target === servedDir ? {} : { servedDir }),
       },
+      modelAdapters: modelThread.adapters,
       logger,
     });
   // A few crews load at once: their file reads and their versions' commits overlap (one commit and one sync for
