@@ -50,26 +50,37 @@ export function startModelThread(): ModelThread {
     const started = spawn();
     worker = started;
     started.on('message', (reply: ModelThreadReply) => settle(reply));
-    const stopped = (): void => {
+    const stopped = (cause?: unknown): void => {
       if (worker === started) worker = undefined;
       for (const [call, { reject }] of pending) {
         pending.delete(call);
-        reject(new ModelCallError('the model call was cut off: its thread stopped', { retryable: true }));
+        reject(
+          new ModelCallError('the model call was cut off: its thread stopped', {
+            retryable: true,
+            ...(cause instanceof Error ? { cause } : {}),
+          }),
+        );
       }
     };
     started.on('error', stopped);
-    started.on('exit', stopped);
+    started.on('exit', () => stopped());
     opened.forEach(({ adapter, options }, model) =>
       started.postMessage({ kind: 'open', model, adapter, options } satisfies ModelThreadRequest),
     );
     return started;
   }
 
+  /** Ends a call's wait; with none left, the thread no longer keeps the process alive. */
+  function forget(call: number): boolean {
+    const had = pending.delete(call);
+    if (pending.size === 0) worker?.unref();
+    return had;
+  }
+
   function settle(reply: ModelThreadReply): void {
     const call = pending.get(reply.call);
     if (call === undefined) return;
-    pending.delete(reply.call);
-    if (pending.size === 0) worker?.unref();
+    forget(reply.call);
     if (reply.kind === 'answer') call.resolve(reply.response);
     else call.reject(failureError(reply.error));
   }
@@ -96,7 +107,7 @@ export function startModelThread(): ModelThread {
         const call = nextCall++;
         return new Promise<ChatResponse>((resolve, reject) => {
           const onAbort = (): void => {
-            if (!pending.delete(call)) return;
+            if (!forget(call)) return;
             worker?.postMessage({ kind: 'abort', call } satisfies ModelThreadRequest);
             reject(signal.reason as Error);
           };
