@@ -133,18 +133,12 @@ export class EventHub {
 }
 
 function numbered(executionId: string, change: CommittedEvents): StoredExecutionEvent[] {
-  // Spelled out: on Node 20 an object spread followed by more properties costs about a microsecond, a copy
-  // written out a few tens of nanoseconds.
-  return change.events.map(
-    (event, index) =>
-      ({
-        type: event.type,
-        data: event.data,
-        executionId,
-        sequence: change.first + index,
-        createdAt: change.now,
-      }) as StoredExecutionEvent,
-  );
+  return change.events.map((event, index) => ({
+    ...event,
+    executionId,
+    sequence: change.first + index,
+    createdAt: change.now,
+  }));
 }
 
 export class EventSubscription {
