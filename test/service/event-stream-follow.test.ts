@@ -101,31 +101,24 @@ describe('following an execution’s events', () => {
     hub.publish((await store.applyChange(change)) as Execution, change);
   }
 
-  function started(id: string): ExecutionChange {
+  /** A change of state that logs one event of `type`, as a run's start and end do. */
+  function transition(id: string, from: 'PENDING' | 'RUNNING', to: 'RUNNING' | 'SUCCESS', type: string) {
     return {
       executionId: id,
-      fromStates: ['PENDING'],
-      state: 'RUNNING',
-      events: [anyLogEntry('execution-start', { state: 'RUNNING' })],
+      fromStates: [from],
+      state: to,
+      events: [anyLogEntry(type, { state: to })],
       now: t0,
-    };
+    } satisfies ExecutionChange;
   }
+  const started = (id: string) => transition(id, 'PENDING', 'RUNNING', 'execution-start');
+  const ending = (id: string) => transition(id, 'RUNNING', 'SUCCESS', 'execution-end');
 
   function steps(id: string, from: number, count: number): ExecutionChange {
     return {
       executionId: id,
       fromStates: ['RUNNING'],
       events: Array.from({ length: count }, (_, index) => anyLogEntry('step', { n: from + index })),
-      now: t0,
-    };
-  }
-
-  function ending(id: string): ExecutionChange {
-    return {
-      executionId: id,
-      fromStates: ['RUNNING'],
-      state: 'SUCCESS',
-      events: [anyLogEntry('execution-end', { state: 'SUCCESS' })],
       now: t0,
     };
   }
