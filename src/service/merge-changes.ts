@@ -1,4 +1,6 @@
+import type { EveryField } from '../domain/every-field.ts';
 import type { Execution } from '../domain/execution.ts';
+import { executionCopy } from '../domain/execution-copy.ts';
 import type { ExecutionChange } from '../store/store.ts';
 
 /**
@@ -32,22 +34,17 @@ export function mergeChanges(first: ExecutionChange, second: ExecutionChange): E
   return merged;
 }
 
-/** Every field of `T`, the optional ones too (possibly undefined): a new field of a change cannot be left out. */
-type EveryField<T> = { [K in keyof Required<T>]: T[K] };
-
 /** The execution as it will be once `change` is written: the fields a running leg reads. */
 export function projectChange(execution: Execution, change: ExecutionChange): Execution {
   const patch = change.patch ?? {};
   const projected = {
-    ...execution,
+    ...executionCopy(execution),
     usage: patch.usage ?? execution.usage,
     lastStep: patch.lastStep === undefined ? execution.lastStep : patch.lastStep,
     currentTask: patch.currentTask === undefined ? execution.currentTask : patch.currentTask,
     outputs:
       change.appendOutput === undefined ? execution.outputs : [...execution.outputs, change.appendOutput],
   };
-  // Only a flow's journal grows: a crew's execution has none, and adding the field to the spread above would take
-  // V8's slow path on every change (see mergeChanges).
   if (change.appendFlowEntry === undefined) return projected;
   return { ...projected, flowJournal: [...(execution.flowJournal ?? []), change.appendFlowEntry] };
 }

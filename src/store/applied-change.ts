@@ -1,4 +1,5 @@
 import type { Execution } from '../domain/execution.ts';
+import { executionCopy } from '../domain/execution-copy.ts';
 import type { ExecutionChange } from './store.ts';
 
 /**
@@ -15,7 +16,7 @@ export function appliedChange(
 ): Execution {
   const patch = change.patch ?? {};
   return {
-    ...known,
+    ...executionCopy(known),
     state: change.state ?? known.state,
     currentTask: patch.currentTask === undefined ? known.currentTask : patch.currentTask,
     lastStep: patch.lastStep === undefined ? known.lastStep : patch.lastStep,
