@@ -112,7 +112,7 @@ export async function openFlowRuntime(options: OpenFlowRuntimeOptions): Promise<
     env,
     baseDir: definition.sourceDir ?? root,
     recordFile: options.recordFile,
-    ...(options.modelAdapters === undefined ? {} : { adapters: options.modelAdapters }),
+    adapters: options.modelAdapters,
   });
   const agents = [...flowAgents(definition), ...(await declaredCrewAgents(definition))];
   let tools: OpenToolRegistry;

@@ -85,7 +85,7 @@ export async function openCrewRuntime(options: CrewRuntimeOptions): Promise<Crew
     env,
     baseDir: crewDir,
     recordFile: options.recordFile,
-    ...(options.modelAdapters === undefined ? {} : { adapters: options.modelAdapters }),
+    adapters: options.modelAdapters,
   });
   const tools = await openCrewTools(crew, { ...options.tools, crewDir, env });
   // Sources open without waiting past their first attempt: what is down now is down at start.

@@ -37,14 +37,16 @@ export function mergeChanges(first: ExecutionChange, second: ExecutionChange): E
 /** The execution as it will be once `change` is written: the fields a running leg reads. */
 export function projectChange(execution: Execution, change: ExecutionChange): Execution {
   const patch = change.patch ?? {};
-  const projected = {
+  return {
     ...executionCopy(execution),
     usage: patch.usage ?? execution.usage,
     lastStep: patch.lastStep === undefined ? execution.lastStep : patch.lastStep,
     currentTask: patch.currentTask === undefined ? execution.currentTask : patch.currentTask,
+    flowJournal:
+      change.appendFlowEntry === undefined
+        ? execution.flowJournal
+        : [...(execution.flowJournal ?? []), change.appendFlowEntry],
     outputs:
       change.appendOutput === undefined ? execution.outputs : [...execution.outputs, change.appendOutput],
   };
-  if (change.appendFlowEntry === undefined) return projected;
-  return { ...projected, flowJournal: [...(execution.flowJournal ?? []), change.appendFlowEntry] };
 }

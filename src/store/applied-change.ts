@@ -30,9 +30,10 @@ export function appliedChange(
     outputs: change.appendOutput === undefined ? known.outputs : [...known.outputs, change.appendOutput],
     feedback:
       change.appendFeedback === undefined ? known.feedback : [...known.feedback, change.appendFeedback],
-    ...(change.appendFlowEntry === undefined
-      ? {}
-      : { flowJournal: [...(known.flowJournal ?? []), change.appendFlowEntry] }),
+    flowJournal:
+      change.appendFlowEntry === undefined
+        ? known.flowJournal
+        : [...(known.flowJournal ?? []), change.appendFlowEntry],
     pending: change.pending === undefined ? known.pending : change.pending,
     updatedAt: change.now,
     revision: written.revision,
