@@ -222,6 +222,29 @@ export const sqliteMigrations: readonly Migration[] = [
         WHERE flow_state_id IS NOT NULL;
     `,
   },
+  {
+    version: 14,
+    name: 'events in order of arrival',
+    // Events were kept in a table keyed by execution id, so each commit's events went into as many pages as it had
+    // executions, scattered by their random ids, and split them as they filled: two thirds of the pages a commit
+    // wrote to the log. Kept in order of arrival they share the last pages of the table; only the small entries of
+    // the (execution, sequence) index still land apart. Existing events are copied over, a minute or so for tens of
+    // millions of them.
+    sql: `
+      CREATE TABLE execution_events_by_arrival (
+        execution_id TEXT NOT NULL REFERENCES executions (id) ON DELETE CASCADE,
+        sequence INTEGER NOT NULL,
+        type TEXT NOT NULL,
+        data TEXT NOT NULL,
+        created_at TEXT NOT NULL
+      ) STRICT;
+      INSERT INTO execution_events_by_arrival (execution_id, sequence, type, data, created_at)
+        SELECT execution_id, sequence, type, data, created_at FROM execution_events;
+      DROP TABLE execution_events;
+      ALTER TABLE execution_events_by_arrival RENAME TO execution_events;
+      CREATE UNIQUE INDEX execution_events_sequence ON execution_events (execution_id, sequence);
+    `,
+  },
 ];
 
 /** Applies the migrations not yet recorded; `BEGIN IMMEDIATE` makes a second process wait, then find none. */
