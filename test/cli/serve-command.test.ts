@@ -94,6 +94,16 @@ describe('crewd serve', () => {
       expect(done.state).toBe('SUCCESS');
       expect(done.result).toMatch(/^# AI Agents in 2026/);
 
+      // Ids are UUIDv7, so they sort in the order the executions were made.
+      const later = JSON.parse(
+        (await runCrewd(['kickoff', '--inputs', exampleInputs, '--json'], client)).stdout,
+      );
+      expect([paused.kickoff_id, later.kickoff_id]).toEqual([
+        expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/),
+        expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-7/),
+      ]);
+      expect(later.kickoff_id > paused.kickoff_id).toBe(true);
+
       const unknown = await runCrewd(['status', 'no-such-id'], client);
       expect(unknown.code).toBe(1);
       expect(unknown.stderr).toMatch(/^crewd: .*\(HTTP 404\)\n$/);
