@@ -1,9 +1,7 @@
 import path from 'node:path';
 import { createGenaiPriceTable } from './llm/genai-price-table.ts';
 import type { PriceTable } from './llm/price-table.ts';
-// Ids of stored rows (executions, their webhook messages, schedules) are UUIDv7, ordered by time: the inserts of a
-// commit then share the last pages of SQLite's indexes instead of landing on one page each at random.
-import { v7 as timeOrderedId } from 'uuid';
+import { timeOrderedId } from './system/time-ordered-id.ts';
 import { pino, type Logger } from 'pino';
 import { buildServer } from './api/build-server.ts';
 import { UnavailableLog } from './api/unavailable-log.ts';
@@ -236,7 +234,7 @@ async function wire(
           clock,
           copiesRoot: crewVersionsRoot(config.database),
           defaultModel: crewEnv.defaultModel,
-          newId: timeOrderedId,
+          newId: () => timeOrderedId(),
           crewName: config.crewName,
           openCrew: (dir) => openRuntime(dir, crewEnv, served.dir),
           openFlow: (target) => openFlow(target, crewEnv, served.dir),
@@ -360,7 +358,7 @@ async function wire(
         notifications: runnable!.notifications,
         events,
         clock,
-        newId: timeOrderedId,
+        newId: () => timeOrderedId(),
         onCommitted,
         lease,
         limits,
@@ -375,7 +373,13 @@ async function wire(
     service,
     ...(versions.has(name) ? { versions: versions.get(name)! } : {}),
     ...(config.deployEnabled === true && versions.has(name) ? { deployer: versions.get(name)! } : {}),
-    schedules: new ScheduleService({ store, executions: service, crew: name, clock, newId: timeOrderedId }),
+    schedules: new ScheduleService({
+      store,
+      executions: service,
+      crew: name,
+      clock,
+      newId: () => timeOrderedId(),
+    }),
     triggers: new TriggerService({ store, executions: service, crew: name }),
   }));
   const only = served.length === 1 ? served[0]! : undefined;
