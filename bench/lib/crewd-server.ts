@@ -35,6 +35,8 @@ export interface CrewdServerOptions {
   readonly env?: Readonly<Record<string, string>>;
   /** Node flags, e.g. `--cpu-prof`. */
   readonly nodeArgs?: readonly string[];
+  /** The checkout to run, for two builds side by side in one script; default `BENCH_CREWD_ROOT` or this one. */
+  readonly root?: string;
   /**
    * Lets `collectGarbage` and `heapSpaces` work: a preloaded hook that collects on SIGUSR2 and prints the memory
    * after, and prints the heap's spaces on SIGWINCH.
@@ -93,7 +95,7 @@ export async function startCrewdServer(options: CrewdServerOptions): Promise<Cre
       ...(options.gcHook === true ? gcArgs : []),
       ...(options.nodeArgs ?? []),
       ...serverNodeArgs,
-      join(crewdRoot, 'bin/crewd.js'),
+      join(options.root ?? crewdRoot, 'bin/crewd.js'),
       'serve',
       options.crewDir,
       ...(options.moreCrewDirs ?? []),
