@@ -227,9 +227,10 @@ export const sqliteMigrations: readonly Migration[] = [
     name: 'events in order of arrival',
     // Events were kept in a table keyed by execution id, so each commit's events went into as many pages as it had
     // executions, scattered by their random ids, and split them as they filled: two thirds of the pages a commit
-    // wrote to the log. Kept in order of arrival they share the last pages of the table; only the small entries of
-    // the (execution, sequence) index still land apart. Existing events are copied over, a minute or so for tens of
-    // millions of them.
+    // wrote to the log. Kept in order of arrival they share the last pages of the table, and with ids ordered by
+    // time so do the entries of the (execution, sequence) index. Existing events are copied over while the server
+    // starts: 1.4 million took 7 s here, and the copy passes through the write-ahead log, which needs free disk
+    // about the size of the events until the next checkpoint.
     sql: `
       CREATE TABLE execution_events_by_arrival (
         execution_id TEXT NOT NULL REFERENCES executions (id) ON DELETE CASCADE,
